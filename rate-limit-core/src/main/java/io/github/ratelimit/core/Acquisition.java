@@ -1,0 +1,26 @@
+package io.github.ratelimit.core;
+
+import java.util.Objects;
+
+/**
+ * One limit's part of a request: take {@code cost} tokens from {@code key}'s state under the limit
+ * identified by {@code limitId}. Immutable.
+ *
+ * @param limitId identifies the limit's budget (a policy name, or an annotated endpoint); states of
+ * different ids never mix
+ * @param limit what the budget allows
+ * @param key whose budget, e.g. a client IP
+ * @param cost how many tokens; positive and at most the limit's burst
+ */
+public record Acquisition(String limitId, Limit limit, String key, long cost) {
+
+	public Acquisition {
+		Objects.requireNonNull(limitId, "limitId");
+		Objects.requireNonNull(limit, "limit");
+		Objects.requireNonNull(key, "key");
+		if (cost <= 0 || cost > limit.burst()) {
+			throw new IllegalArgumentException(
+					"cost must be between 1 and the burst (" + limit.burst() + ") of '" + limitId + "', was " + cost);
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package io.github.ratelimit.core.caffeine;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimiterState;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitStore;
+
+/**
+ * An in-process store: one {@link LimiterState} per (limit, key) in a Caffeine cache bounded by
+ * {@code maximumSize}. Thread-safe and exact within one JVM.
+ * <p>
+ * Expiry never changes a decision: a state expires only after it has been left alone for as long as
+ * its limit needs to become fresh again (a token bucket: the time to refill the whole burst), plus a
+ * second of slack for the time between Caffeine's read of the clock and the limiter's. Reaching
+ * {@code maximumSize} evicts the least valuable keys (Caffeine's W-TinyLFU); that is what keeps
+ * memory bounded under a flood of distinct keys, and an evicted key starts again with a full budget.
+ */
+public final class CaffeineRateLimitStore implements RateLimitStore {
+
+	private static final long SLACK_NANOS = 1_000_000_000L;
+
+	private final Cache<StoreKey, LimiterState> states;
+
+	private final RateLimitClock clock;
+
+	/**
+	 * Creates a store.
+	 * @param maximumSize the most keys tracked at once; positive
+	 * @param clock the time source of limiters and of expiry
+	 */
+	public CaffeineRateLimitStore(long maximumSize, RateLimitClock clock) {
+		this(maximumSize, clock, ForkJoinPool.commonPool());
+	}
+
+	CaffeineRateLimitStore(long maximumSize, RateLimitClock clock, Executor executor) {
+		if (maximumSize <= 0) {
+			throw new IllegalArgumentException("maximumSize must be positive, was " + maximumSize);
+		}
+		this.clock = clock;
+		this.states = Caffeine.newBuilder()
+			.maximumSize(maximumSize)
+			.ticker(clock::nanos)
+			.executor(executor)
+			.expireAfter(new IdleUntilFresh())
+			.build();
+	}
+
+	@Override
+	public Decision tryAcquire(Acquisition acquisition) {
+		return state(acquisition).tryAcquire(this.clock.nanos(), acquisition.cost());
+	}
+
+	@Override
+	public Decision release(Acquisition acquisition) {
+		return state(acquisition).release(this.clock.nanos(), acquisition.cost());
+	}
+
+	/**
+	 * Reads a key's state without changing it (nor its expiry).
+	 * @param acquisition the budget (its cost is ignored)
+	 * @return the state as a request of cost 0 would see it
+	 */
+	public Decision peek(Acquisition acquisition) {
+		LimiterState state = this.states.policy()
+			.getIfPresentQuietly(new StoreKey(acquisition.limitId(), acquisition.key()));
+		return (state != null ? state : acquisition.limit().newState()).peek(this.clock.nanos());
+	}
+
+	/**
+	 * Forgets a key's state, so its budget is whole again.
+	 * @param limitId the limit
+	 * @param key the key
+	 */
+	public void reset(String limitId, String key) {
+		this.states.invalidate(new StoreKey(limitId, key));
+	}
+
+	/**
+	 * Returns how many keys are tracked (approximately, as Caffeine counts).
+	 * @return the number of states held
+	 */
+	public long size() {
+		return this.states.estimatedSize();
+	}
+
+	void cleanUp() {
+		this.states.cleanUp();
+	}
+
+	private LimiterState state(Acquisition acquisition) {
+		StoreKey key = new StoreKey(acquisition.limitId(), acquisition.key());
+		LimiterState state = this.states.getIfPresent(key);
+		if (state == null) {
+			state = this.states.get(key, (k) -> acquisition.limit().newState());
+		}
+		return state;
+	}
+
+	private record StoreKey(String limitId, String key) {
+	}
+
+	private static final class IdleUntilFresh implements Expiry<StoreKey, LimiterState> {
+
+		@Override
+		public long expireAfterCreate(StoreKey key, LimiterState state, long currentTime) {
+			return state.limit().idleNanosUntilFresh() + SLACK_NANOS;
+		}
+
+		@Override
+		public long expireAfterUpdate(StoreKey key, LimiterState state, long currentTime, long currentDuration) {
+			return state.limit().idleNanosUntilFresh() + SLACK_NANOS;
+		}
+
+		@Override
+		public long expireAfterRead(StoreKey key, LimiterState state, long currentTime, long currentDuration) {
+			return state.limit().idleNanosUntilFresh() + SLACK_NANOS;
+		}
+
+	}
+}

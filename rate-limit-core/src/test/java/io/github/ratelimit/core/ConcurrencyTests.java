@@ -1,0 +1,106 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Many threads on one key admit exactly the budget: never more, never fewer.
+ */
+class ConcurrencyTests {
+
+	private static final int THREADS = 64;
+
+	@Test
+	void sixtyFourThreadsOnOneKeyAdmitExactlyTheBurst() throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Limit limit = Limit.builder().limit(1000).period(Duration.ofHours(1)).build();
+		Acquisition acquisition = new Acquisition("api", limit, "one-key", 1);
+		for (int round = 0; round < 5; round++) {
+			AtomicInteger allowed = hammer(THREADS, 100, () -> store.tryAcquire(acquisition).isAllowed());
+			assertThat(allowed.get()).as("round %d", round).isEqualTo(1000);
+			clock.advance(Duration.ofHours(1));
+		}
+	}
+
+	@Test
+	void tokensRefillingWhileThreadsHammerAreSpentExactlyOnce() throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Limit limit = Limit.builder().limit(10).period(Duration.ofSeconds(10)).build();
+		Acquisition acquisition = new Acquisition("api", limit, "one-key", 1);
+		AtomicInteger ticks = new AtomicInteger();
+		// Every 50th attempt moves the clock one second: one new token each time.
+		AtomicInteger allowed = hammer(THREADS, 500, () -> {
+			if (ticks.incrementAndGet() % 50 == 0) {
+				clock.advance(Duration.ofSeconds(1));
+			}
+			return store.tryAcquire(acquisition).isAllowed();
+		});
+		long seconds = ticks.get() / 50;
+		assertThat(allowed.get()).isEqualTo(10 + seconds);
+	}
+
+	@Test
+	void allOrNothingUnderConcurrencyNeverOverSpendsEitherBudget() throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Limit small = Limit.builder().limit(50).period(Duration.ofHours(1)).build();
+		Limit large = Limit.builder().limit(300).period(Duration.ofHours(1)).build();
+		List<Acquisition> both = List.of(new Acquisition("large", large, "k", 1), new Acquisition("small", small, "k", 1));
+		List<Acquisition> largeOnly = List.of(new Acquisition("large", large, "k", 1));
+		AtomicInteger calls = new AtomicInteger();
+		AtomicInteger allowed = hammer(THREADS, 20, () -> {
+			List<Acquisition> request = (calls.incrementAndGet() % 2 == 0) ? both : largeOnly;
+			return store.tryAcquireAll(request).stream().allMatch(Decision::isAllowed);
+		});
+		// Every admitted request took exactly one token from "large"; rejected ones gave theirs back.
+		long largeLeft = store.peek(largeOnly.get(0)).remaining();
+		long smallLeft = store.peek(both.get(1)).remaining();
+		assertThat(300 - largeLeft).isEqualTo(allowed.get());
+		assertThat(smallLeft).isZero();
+	}
+
+	interface Attempt {
+
+		boolean run() throws Exception;
+
+	}
+
+	static AtomicInteger hammer(int threads, int attemptsPerThread, Attempt attempt) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		CountDownLatch start = new CountDownLatch(1);
+		AtomicInteger allowed = new AtomicInteger();
+		List<Future<?>> futures = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			futures.add(pool.submit(() -> {
+				start.await();
+				for (int i = 0; i < attemptsPerThread; i++) {
+					if (attempt.run()) {
+						allowed.incrementAndGet();
+					}
+				}
+				return null;
+			}));
+		}
+		start.countDown();
+		for (Future<?> future : futures) {
+			future.get(60, TimeUnit.SECONDS);
+		}
+		pool.shutdown();
+		return allowed;
+	}
+}

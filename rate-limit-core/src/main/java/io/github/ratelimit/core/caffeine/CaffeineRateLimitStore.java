@@ -104,10 +104,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		return state;
 	}
 
-	private record StoreKey(String limitId, String key) {
+	record StoreKey(String limitId, String key) {
 	}
 
-	private static final class IdleUntilFresh implements Expiry<StoreKey, LimiterState> {
+	static final class IdleUntilFresh implements Expiry<StoreKey, LimiterState> {
 
 		@Override
 		public long expireAfterCreate(StoreKey key, LimiterState state, long currentTime) {
@@ -116,12 +116,13 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 		@Override
 		public long expireAfterUpdate(StoreKey key, LimiterState state, long currentTime, long currentDuration) {
-			return state.limit().idleNanosUntilFresh() + SLACK_NANOS;
+			return Math.max(currentDuration, state.limit().idleNanosUntilFresh() + SLACK_NANOS);
 		}
 
 		@Override
 		public long expireAfterRead(StoreKey key, LimiterState state, long currentTime, long currentDuration) {
-			return state.limit().idleNanosUntilFresh() + SLACK_NANOS;
+			// A reader that took the time before a stall must not pull the expiry back in.
+			return Math.max(currentDuration, state.limit().idleNanosUntilFresh() + SLACK_NANOS);
 		}
 
 	}

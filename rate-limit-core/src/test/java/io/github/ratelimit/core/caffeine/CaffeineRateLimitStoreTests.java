@@ -88,6 +88,17 @@ class CaffeineRateLimitStoreTests {
 		assertThat(drain(alice)).isEqualTo(3);
 	}
 
+	@Test
+	void aReaderWithAStaleClockNeverShortensTheExpiry() {
+		var expiry = new CaffeineRateLimitStore.IdleUntilFresh();
+		var key = new CaffeineRateLimitStore.StoreKey("api", "alice");
+		var state = this.limit.newState();
+		long idle = this.limit.idleNanosUntilFresh() + 1_000_000_000L;
+		assertThat(expiry.expireAfterRead(key, state, 0, idle + 5)).isEqualTo(idle + 5);
+		assertThat(expiry.expireAfterRead(key, state, 0, 3)).isEqualTo(idle);
+		assertThat(expiry.expireAfterUpdate(key, state, 0, idle + 7)).isEqualTo(idle + 7);
+	}
+
 	private int drain(Acquisition acquisition) {
 		int allowed = 0;
 		while (this.store.tryAcquire(acquisition).isAllowed()) {

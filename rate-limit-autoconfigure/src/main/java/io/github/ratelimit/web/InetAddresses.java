@@ -1,0 +1,331 @@
+package io.github.ratelimit.web;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Strict parsing and canonical formatting of IP address literals. Parsing never performs a DNS
+ * lookup: the text is validated and converted to bytes here, and only the bytes are handed to
+ * {@link InetAddress#getByAddress(byte[])}, which does no name resolution. Stateless and
+ * thread-safe.
+ *
+ * <p>Accepted forms:
+ * <ul>
+ * <li>IPv4: exactly four dot-separated decimal parts, each {@code 0}-{@code 255} with at most
+ * three digits and no leading zeros ({@code "01.2.3.4"} is rejected because BSD-style parsers
+ * read it as octal, so two components could disagree on which client it names).</li>
+ * <li>IPv6: the RFC 4291 text forms, optionally wrapped in {@code [brackets]}, with an optional
+ * embedded IPv4 tail ({@code "::ffff:1.2.3.4"}). Zone ids ({@code %eth0}) are rejected.</li>
+ * </ul>
+ * Java's lenient legacy forms ({@code "127.1"}, {@code "1.2.3"}, {@code "0x7f.0.0.1"}, a bare
+ * decimal {@code "2130706433"}) and host names are rejected. IPv4-mapped IPv6 addresses come back
+ * as the {@link Inet4Address} they map.
+ */
+final class InetAddresses {
+
+	/** Longest IPv6 text form: {@code ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255}. */
+	private static final int MAX_IPV6_LENGTH = 45;
+
+	/** Longest accepted input: an IPv6 literal of maximum length inside brackets. */
+	static final int MAX_LITERAL_LENGTH = MAX_IPV6_LENGTH + 2;
+
+	private static final int MAX_IPV4_LENGTH = 15;
+
+	private InetAddresses() {
+	}
+
+	/**
+	 * Parses an IPv4 or IPv6 address literal, surrounding whitespace ignored.
+	 * @param text the text to parse, may be {@code null}
+	 * @return the address, or {@code null} if {@code text} is not a valid literal
+	 */
+	static @Nullable InetAddress parse(@Nullable String text) {
+		if (text == null) {
+			return null;
+		}
+		String literal = text.trim();
+		if (literal.length() > MAX_LITERAL_LENGTH) {
+			return null;
+		}
+		if (literal.length() >= 2 && literal.charAt(0) == '[' && literal.charAt(literal.length() - 1) == ']') {
+			literal = literal.substring(1, literal.length() - 1);
+			// Brackets are IPv6 syntax only.
+			if (literal.indexOf(':') < 0) {
+				return null;
+			}
+		}
+		byte[] bytes = (literal.indexOf(':') >= 0) ? parseIpv6(literal) : parseIpv4(literal);
+		if (bytes == null) {
+			return null;
+		}
+		try {
+			// Never resolves a name; also turns IPv4-mapped IPv6 bytes into an Inet4Address.
+			return InetAddress.getByAddress(bytes);
+		}
+		catch (UnknownHostException ex) {
+			// Only thrown for an illegal array length, which parsing rules out.
+			return null;
+		}
+	}
+
+	/**
+	 * Formats an address canonically, so that one client always yields the same string: IPv4 in
+	 * dotted decimal, IPv6 in the RFC 5952 form (lowercase, no leading zeros, the longest run of
+	 * two or more zero groups compressed to {@code ::}). IPv4-mapped IPv6 addresses are formatted
+	 * as the IPv4 address they map; IPv6 zone ids are dropped. Never performs a DNS lookup.
+	 * @param address the address to format
+	 * @return the canonical text form
+	 */
+	static String format(InetAddress address) {
+		return format(address.getAddress());
+	}
+
+	/**
+	 * Formats raw address bytes like {@link #format(InetAddress)}.
+	 * @param bytes 4 bytes for IPv4 or 16 for IPv6
+	 * @return the canonical text form
+	 */
+	static String format(byte[] bytes) {
+		if (bytes.length == 4) {
+			return formatIpv4(bytes, 0);
+		}
+		if (isIpv4Mapped(bytes)) {
+			return formatIpv4(bytes, 12);
+		}
+		return formatIpv6(bytes);
+	}
+
+	/**
+	 * Returns the address bytes, with IPv4-mapped IPv6 addresses reduced to their four IPv4 bytes.
+	 * @param address the address
+	 * @return 4 bytes for IPv4 (mapped or not), 16 for other IPv6 addresses
+	 */
+	static byte[] toBytes(InetAddress address) {
+		byte[] bytes = address.getAddress();
+		if (bytes.length == 16 && isIpv4Mapped(bytes)) {
+			byte[] ipv4 = new byte[4];
+			System.arraycopy(bytes, 12, ipv4, 0, 4);
+			return ipv4;
+		}
+		return bytes;
+	}
+
+	private static boolean isIpv4Mapped(byte[] bytes) {
+		if (bytes.length != 16) {
+			return false;
+		}
+		for (int i = 0; i < 10; i++) {
+			if (bytes[i] != 0) {
+				return false;
+			}
+		}
+		return (bytes[10] == (byte) 0xff) && (bytes[11] == (byte) 0xff);
+	}
+
+	private static byte @Nullable [] parseIpv4(String text) {
+		if (text.isEmpty() || text.length() > MAX_IPV4_LENGTH) {
+			return null;
+		}
+		byte[] bytes = new byte[4];
+		int part = 0;
+		int start = 0;
+		for (int i = 0; i <= text.length(); i++) {
+			if (i == text.length() || text.charAt(i) == '.') {
+				if (part == 4) {
+					return null;
+				}
+				int value = parseDecimalOctet(text, start, i);
+				if (value < 0) {
+					return null;
+				}
+				bytes[part++] = (byte) value;
+				start = i + 1;
+			}
+		}
+		return (part == 4) ? bytes : null;
+	}
+
+	/**
+	 * Parses {@code text[start, end)} as a decimal 0-255 without sign or leading zeros.
+	 * @return the value, or -1 if invalid
+	 */
+	private static int parseDecimalOctet(String text, int start, int end) {
+		int length = end - start;
+		if (length < 1 || length > 3) {
+			return -1;
+		}
+		if (length > 1 && text.charAt(start) == '0') {
+			return -1;
+		}
+		int value = 0;
+		for (int i = start; i < end; i++) {
+			char c = text.charAt(i);
+			// Not Character.isDigit(): that also accepts non-ASCII digits.
+			if (c < '0' || c > '9') {
+				return -1;
+			}
+			value = value * 10 + (c - '0');
+		}
+		return (value <= 255) ? value : -1;
+	}
+
+	private static byte @Nullable [] parseIpv6(String text) {
+		if (text.length() > MAX_IPV6_LENGTH) {
+			return null;
+		}
+		int[] groups = new int[8];
+		int count = 0;
+		int compressAt = -1;
+		int i = 0;
+		int length = text.length();
+		if (text.startsWith("::")) {
+			compressAt = 0;
+			i = 2;
+			if (i == length) {
+				return toBytes(groups);
+			}
+		}
+		else if (text.charAt(0) == ':') {
+			return null;
+		}
+		while (i < length) {
+			int end = i;
+			while (end < length && text.charAt(end) != ':') {
+				end++;
+			}
+			if (end == i) {
+				// An empty group: only legal as the single '::'.
+				return null;
+			}
+			int dot = text.indexOf('.', i);
+			if (dot >= 0 && dot < end) {
+				// Embedded IPv4: must be the last group and occupies two 16-bit groups.
+				if (end != length || count > 6) {
+					return null;
+				}
+				byte[] ipv4 = parseIpv4(text.substring(i, end));
+				if (ipv4 == null) {
+					return null;
+				}
+				groups[count++] = ((ipv4[0] & 0xff) << 8) | (ipv4[1] & 0xff);
+				groups[count++] = ((ipv4[2] & 0xff) << 8) | (ipv4[3] & 0xff);
+				i = end;
+				break;
+			}
+			int value = parseHexGroup(text, i, end);
+			if (value < 0 || count == 8) {
+				return null;
+			}
+			groups[count++] = value;
+			if (end == length) {
+				i = end;
+				break;
+			}
+			// text.charAt(end) == ':'
+			if (end + 1 < length && text.charAt(end + 1) == ':') {
+				if (compressAt >= 0) {
+					return null;
+				}
+				compressAt = count;
+				i = end + 2;
+			}
+			else if (end + 1 == length) {
+				// A trailing single ':'.
+				return null;
+			}
+			else {
+				i = end + 1;
+			}
+		}
+		if (compressAt < 0) {
+			return (count == 8) ? toBytes(groups) : null;
+		}
+		// '::' stands for at least one zero group.
+		if (count > 7) {
+			return null;
+		}
+		int shift = 8 - count;
+		for (int g = count - 1; g >= compressAt; g--) {
+			groups[g + shift] = groups[g];
+			groups[g] = 0;
+		}
+		return toBytes(groups);
+	}
+
+	/**
+	 * Parses {@code text[start, end)} as 1-4 hex digits.
+	 * @return the value, or -1 if invalid
+	 */
+	private static int parseHexGroup(String text, int start, int end) {
+		if (end - start > 4) {
+			return -1;
+		}
+		int value = 0;
+		for (int i = start; i < end; i++) {
+			int digit = Character.digit(text.charAt(i), 16);
+			// Character.digit() also accepts non-ASCII digits, so check the range explicitly.
+			if (digit < 0 || text.charAt(i) > 'f') {
+				return -1;
+			}
+			value = (value << 4) | digit;
+		}
+		return value;
+	}
+
+	private static byte[] toBytes(int[] groups) {
+		byte[] bytes = new byte[16];
+		for (int g = 0; g < 8; g++) {
+			bytes[2 * g] = (byte) (groups[g] >>> 8);
+			bytes[2 * g + 1] = (byte) groups[g];
+		}
+		return bytes;
+	}
+
+	private static String formatIpv4(byte[] bytes, int offset) {
+		return (bytes[offset] & 0xff) + "." + (bytes[offset + 1] & 0xff) + "." + (bytes[offset + 2] & 0xff) + "."
+				+ (bytes[offset + 3] & 0xff);
+	}
+
+	private static String formatIpv6(byte[] bytes) {
+		int[] groups = new int[8];
+		for (int g = 0; g < 8; g++) {
+			groups[g] = ((bytes[2 * g] & 0xff) << 8) | (bytes[2 * g + 1] & 0xff);
+		}
+		// RFC 5952 4.2: compress the longest run of zero groups (the first on a tie), never a
+		// single group.
+		int bestStart = -1;
+		int bestLength = 1;
+		for (int g = 0; g < 8;) {
+			if (groups[g] != 0) {
+				g++;
+				continue;
+			}
+			int end = g;
+			while (end < 8 && groups[end] == 0) {
+				end++;
+			}
+			if (end - g > bestLength) {
+				bestStart = g;
+				bestLength = end - g;
+			}
+			g = end;
+		}
+		StringBuilder text = new StringBuilder(39);
+		for (int g = 0; g < 8; g++) {
+			if (g == bestStart) {
+				text.append("::");
+				g += bestLength - 1;
+				continue;
+			}
+			if (text.length() > 0 && text.charAt(text.length() - 1) != ':') {
+				text.append(':');
+			}
+			text.append(Integer.toHexString(groups[g]));
+		}
+		return text.toString();
+	}
+
+}

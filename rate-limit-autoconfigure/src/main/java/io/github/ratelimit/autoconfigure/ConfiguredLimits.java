@@ -1,0 +1,111 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import org.springframework.util.StringUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.IpAddressRange;
+import io.github.ratelimit.web.KeyResolvers;
+import io.github.ratelimit.web.PathRule;
+import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.web.RateLimitPolicies;
+import io.github.ratelimit.web.RateLimitPolicy;
+
+/**
+ * Turns {@link RateLimitProperties} into validated policies, rules and trusted proxies; every bad
+ * value fails with a {@link RateLimitConfigurationException} naming its property.
+ */
+final class ConfiguredLimits {
+
+	private static final String PREFIX = "rate-limit";
+
+	private ConfiguredLimits() {
+	}
+
+	static ClientIpResolver clientIpResolver(RateLimitProperties properties) {
+		List<IpAddressRange> ranges = new ArrayList<>();
+		List<String> proxies = properties.getClientIp().getTrustedProxies();
+		for (int i = 0; i < proxies.size(); i++) {
+			try {
+				ranges.add(IpAddressRange.parse(proxies.get(i)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(PREFIX + ".client-ip.trusted-proxies[" + i + "]",
+						ex.getMessage(), "Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+		}
+		return new ClientIpResolver(ranges);
+	}
+
+	static RateLimitPolicies policies(RateLimitProperties properties, KeyResolvers keyResolvers) {
+		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, policy) -> {
+			String prefix = PREFIX + ".policies." + name;
+			if (!StringUtils.hasText(name)) {
+				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
+			}
+			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
+					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
+					policy.getCost());
+			policies.put(name, RateLimitPolicy.define(definition, keyResolvers));
+		});
+		return new RateLimitPolicies(policies);
+	}
+
+	static List<PathRule> rules(RateLimitProperties properties, RateLimitPolicies policies) {
+		PathPatternParser parser = PathPatternParser.defaultInstance;
+		List<PathRule> rules = new ArrayList<>();
+		List<RateLimitProperties.Rule> configured = properties.getRules();
+		for (int i = 0; i < configured.size(); i++) {
+			RateLimitProperties.Rule rule = configured.get(i);
+			String prefix = PREFIX + ".rules[" + i + "]";
+			if (!StringUtils.hasText(rule.getPath())) {
+				throw new RateLimitConfigurationException(prefix + ".path", "a rule needs a path",
+						"Set a path pattern such as /api/**");
+			}
+			PathPattern pattern;
+			try {
+				pattern = parser.parse(rule.getPath());
+			}
+			catch (PatternParseException ex) {
+				throw new RateLimitConfigurationException(prefix + ".path",
+						"cannot parse the path pattern '" + rule.getPath() + "': " + ex.getMessage(),
+						"Write a Spring PathPattern such as /api/** or /users/{id}");
+			}
+			Set<String> methods = new LinkedHashSet<>();
+			for (String method : rule.getMethods()) {
+				if (!StringUtils.hasText(method) || !method.trim().chars().allMatch(Character::isLetter)) {
+					throw new RateLimitConfigurationException(prefix + ".methods",
+							"'" + method + "' is not an HTTP method", "List methods such as GET, POST");
+				}
+				methods.add(method.trim().toUpperCase(Locale.ROOT));
+			}
+			if (rule.getPolicies().isEmpty()) {
+				throw new RateLimitConfigurationException(prefix + ".policies", "the rule names no policy",
+						"Name one or more policies from rate-limit.policies");
+			}
+			List<RateLimitPolicy> applied = new ArrayList<>();
+			for (String name : rule.getPolicies()) {
+				RateLimitPolicy policy = policies.get(name.trim());
+				if (policy == null) {
+					throw new RateLimitConfigurationException(prefix + ".policies", "no policy named '" + name + "'",
+							"Define it under rate-limit.policies." + name.trim() + " (defined: "
+									+ String.join(", ", policies.names()) + ")");
+				}
+				applied.add(policy);
+			}
+			rules.add(new PathRule(pattern, methods, applied));
+		}
+		return rules;
+	}
+}

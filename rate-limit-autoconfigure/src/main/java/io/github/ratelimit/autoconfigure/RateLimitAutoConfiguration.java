@@ -1,0 +1,137 @@
+package io.github.ratelimit.autoconfigure;
+
+
+import jakarta.servlet.DispatcherType;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingFilterBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerMapping;
+
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.web.AnnotatedEndpoints;
+import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.KeyResolvers;
+import io.github.ratelimit.web.ProblemDetailRejectionHandler;
+import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.web.RateLimitHeaders;
+import io.github.ratelimit.web.RateLimitPolicies;
+import io.github.ratelimit.web.RateLimitPolicyResolver;
+import io.github.ratelimit.web.RateLimitRejectionHandler;
+
+/**
+ * Rate limiting for Spring MVC applications: registers the {@link RateLimitFilter} with the policies
+ * and rules of {@code rate-limit.*} and the {@code @RateLimited} handlers. Every bean backs off when
+ * the application declares its own; {@code rate-limit.enabled=false} turns all of it off.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitClock rateLimitClock() {
+		return RateLimitClock.SYSTEM;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
+		return ConfiguredLimits.clientIpResolver(properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	KeyResolvers rateLimitKeyResolvers(ClientIpResolver clientIpResolver, ListableBeanFactory beanFactory) {
+		return new KeyResolvers(clientIpResolver, beanFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers) {
+		return ConfiguredLimits.policies(properties, keyResolvers);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AnnotatedEndpoints rateLimitAnnotatedEndpoints(ListableBeanFactory beanFactory, RateLimitPolicies policies,
+			KeyResolvers keyResolvers) {
+		return new AnnotatedEndpoints(() -> beanFactory.getBeanProvider(HandlerMapping.class).orderedStream().toList(),
+				policies, keyResolvers);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitPolicyResolver rateLimitPolicyResolver(RateLimitProperties properties, RateLimitPolicies policies,
+			AnnotatedEndpoints annotatedEndpoints) {
+		return new RateLimitPolicyResolver(ConfiguredLimits.rules(properties, policies), annotatedEndpoints);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
+		return new RateLimitHeaders(properties.getHeaders().getStyle());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitRejectionHandler rateLimitRejectionHandler() {
+		return new ProblemDetailRejectionHandler();
+	}
+
+	@Bean
+	@ConditionalOnMissingFilterBean(RateLimitFilter.class)
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
+			RateLimitPolicyResolver policyResolver, ObjectProvider<RateLimitStore> store, RateLimitHeaders headers,
+			RateLimitRejectionHandler rejectionHandler) {
+		RateLimitStore rateLimitStore = store.getIfAvailable();
+		if (rateLimitStore == null) {
+			throw new RateLimitConfigurationException("rate-limit.store.type",
+					"store type '" + properties.getStore().getType().name().toLowerCase() + "' has no store on the classpath",
+					"Add io.github.ratelimit:rate-limit-redis and spring-boot-starter-data-redis, or use rate-limit.store.type=caffeine");
+		}
+		RateLimitFilter filter = new RateLimitFilter(policyResolver, rateLimitStore, headers, rejectionHandler);
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
+		registration.setName("rateLimitFilter");
+		registration.setOrder(properties.getFilterOrder());
+		// Only the original dispatch is limited: async and error dispatches of a request are not counted again.
+		registration.setDispatcherTypes(DispatcherType.REQUEST);
+		return registration;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "rate-limit.store.type", havingValue = "caffeine", matchIfMissing = true)
+	static class CaffeineStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(RateLimitStore.class)
+		CaffeineRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock clock) {
+			long maximumSize = properties.getStore().getCaffeine().getMaximumSize();
+			if (maximumSize <= 0) {
+				throw new RateLimitConfigurationException("rate-limit.store.caffeine.maximum-size",
+						"maximum-size must be positive, was " + maximumSize, "Set the most keys to track, e.g. 1000000");
+			}
+			return new CaffeineRateLimitStore(maximumSize, clock);
+		}
+
+	}
+
+}

@@ -1,0 +1,343 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.RateLimitFilter;
+
+/**
+ * Configuration of the rate limiter, under {@code rate-limit.*}.
+ */
+@ConfigurationProperties("rate-limit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether rate limiting is on; false registers no filter and no limiter at all.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Order of the rate limit filter in the servlet filter chain; the default runs it just after
+	 * Spring Security's filter chain (-100), so that 'user' keys see the authenticated principal.
+	 */
+	private int filterOrder = RateLimitFilter.DEFAULT_ORDER;
+
+	/**
+	 * Response headers.
+	 */
+	private final Headers headers = new Headers();
+
+	/**
+	 * How the client IP is found.
+	 */
+	private final ClientIp clientIp = new ClientIp();
+
+	/**
+	 * Where limiter state is kept.
+	 */
+	private final Store store = new Store();
+
+	/**
+	 * Named policies; every endpoint that names a policy shares its budget.
+	 */
+	private Map<String, Policy> policies = new LinkedHashMap<>();
+
+	/**
+	 * Path rules: which policies apply to which requests.
+	 */
+	private List<Rule> rules = new ArrayList<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public int getFilterOrder() {
+		return this.filterOrder;
+	}
+
+	public void setFilterOrder(int filterOrder) {
+		this.filterOrder = filterOrder;
+	}
+
+	public Headers getHeaders() {
+		return this.headers;
+	}
+
+	public ClientIp getClientIp() {
+		return this.clientIp;
+	}
+
+	public Store getStore() {
+		return this.store;
+	}
+
+	public Map<String, Policy> getPolicies() {
+		return this.policies;
+	}
+
+	public void setPolicies(Map<String, Policy> policies) {
+		this.policies = policies;
+	}
+
+	public List<Rule> getRules() {
+		return this.rules;
+	}
+
+	public void setRules(List<Rule> rules) {
+		this.rules = rules;
+	}
+
+	/**
+	 * Response headers.
+	 */
+	public static class Headers {
+
+		/**
+		 * Which rate limit headers responses carry: both, legacy (X-RateLimit-*), ietf
+		 * (RateLimit and RateLimit-Policy) or none. Retry-After is always sent on a 429.
+		 */
+		private HeaderStyle style = HeaderStyle.BOTH;
+
+		public HeaderStyle getStyle() {
+			return this.style;
+		}
+
+		public void setStyle(HeaderStyle style) {
+			this.style = style;
+		}
+
+	}
+
+	/**
+	 * How the client IP is found.
+	 */
+	public static class ClientIp {
+
+		/**
+		 * IP addresses or CIDR blocks (IPv4 and IPv6) of proxies whose X-Forwarded-For header is
+		 * believed; empty (the default) ignores forwarding headers.
+		 */
+		private List<String> trustedProxies = new ArrayList<>();
+
+		public List<String> getTrustedProxies() {
+			return this.trustedProxies;
+		}
+
+		public void setTrustedProxies(List<String> trustedProxies) {
+			this.trustedProxies = trustedProxies;
+		}
+
+	}
+
+	/**
+	 * Where limiter state is kept.
+	 */
+	public static class Store {
+
+		/**
+		 * The store: caffeine (in-process, the default) or redis (shared between instances; needs the
+		 * rate-limit-redis module).
+		 */
+		private StoreType type = StoreType.CAFFEINE;
+
+		/**
+		 * The in-process store.
+		 */
+		private final Caffeine caffeine = new Caffeine();
+
+		public StoreType getType() {
+			return this.type;
+		}
+
+		public void setType(StoreType type) {
+			this.type = type;
+		}
+
+		public Caffeine getCaffeine() {
+			return this.caffeine;
+		}
+
+		/**
+		 * The in-process store.
+		 */
+		public static class Caffeine {
+
+			/**
+			 * Most keys tracked at once; beyond it the least valuable keys are evicted (and start again
+			 * with a full budget). Bounds memory under floods of distinct keys.
+			 */
+			private long maximumSize = 1_000_000;
+
+			public long getMaximumSize() {
+				return this.maximumSize;
+			}
+
+			public void setMaximumSize(long maximumSize) {
+				this.maximumSize = maximumSize;
+			}
+
+		}
+
+	}
+
+	/**
+	 * Store types.
+	 */
+	public enum StoreType {
+
+		/**
+		 * In-process, on Caffeine.
+		 */
+		CAFFEINE,
+
+		/**
+		 * Shared between instances, on Redis.
+		 */
+		REDIS
+
+	}
+
+	/**
+	 * A named policy: a budget and how requests are keyed into it.
+	 */
+	public static class Policy {
+
+		/**
+		 * Algorithm: token-bucket.
+		 */
+		private String algorithm = "token-bucket";
+
+		/**
+		 * Requests (tokens) allowed per period; required, positive.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Period the limit refers to, e.g. 1s, 1m, 1h; required, positive.
+		 */
+		private @Nullable Duration period;
+
+		/**
+		 * Bucket capacity: the most requests allowed at once; defaults to the limit.
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Whose budget a request spends: ip, user, header:Name, param:name, global, a SpEL
+		 * template #{...} or @beanName.
+		 */
+		private String key = "ip";
+
+		/**
+		 * Tokens one request takes; at most the burst.
+		 */
+		private long cost = 1;
+
+		public String getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(String algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable Duration period) {
+			this.period = period;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public long getCost() {
+			return this.cost;
+		}
+
+		public void setCost(long cost) {
+			this.cost = cost;
+		}
+
+	}
+
+	/**
+	 * A path rule.
+	 */
+	public static class Rule {
+
+		/**
+		 * Spring PathPattern the request path (within the application) must match, e.g. /api/**.
+		 */
+		private @Nullable String path;
+
+		/**
+		 * HTTP methods the rule applies to; all methods when empty.
+		 */
+		private List<String> methods = new ArrayList<>();
+
+		/**
+		 * Names of the policies that apply; each must be defined under rate-limit.policies.
+		 */
+		private List<String> policies = new ArrayList<>();
+
+		public @Nullable String getPath() {
+			return this.path;
+		}
+
+		public void setPath(@Nullable String path) {
+			this.path = path;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public void setMethods(List<String> methods) {
+			this.methods = methods;
+		}
+
+		public List<String> getPolicies() {
+			return this.policies;
+		}
+
+		public void setPolicies(List<String> policies) {
+			this.policies = policies;
+		}
+
+	}
+}

@@ -1,0 +1,193 @@
+package io.github.ratelimit.web;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
+
+/**
+ * The policies of {@link RateLimited} handler methods, found once after start-up (where a bad
+ * annotation fails the start) and looked up per request for the very handler Spring MVC dispatches
+ * to: the same handler mappings, asked in the same order, so HTTP method, path variables, consumes
+ * and produces conditions all count. Thread-safe once initialized.
+ */
+public final class AnnotatedEndpoints implements SmartInitializingSingleton {
+
+	private final Supplier<List<HandlerMapping>> handlerMappings;
+
+	private final RateLimitPolicies policies;
+
+	private final KeyResolvers keyResolvers;
+
+	private volatile Map<Method, List<RateLimitPolicy>> byMethod = Collections.emptyMap();
+
+	private volatile List<HandlerMapping> mappings = Collections.emptyList();
+
+	/**
+	 * Creates the registry; it scans on {@link #afterSingletonsInstantiated()}.
+	 * @param handlerMappings all handler mappings, in the dispatcher's order
+	 * @param policies the named policies
+	 * @param keyResolvers builds the keys of inline limits
+	 */
+	public AnnotatedEndpoints(Supplier<List<HandlerMapping>> handlerMappings, RateLimitPolicies policies,
+			KeyResolvers keyResolvers) {
+		this.handlerMappings = handlerMappings;
+		this.policies = policies;
+		this.keyResolvers = keyResolvers;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		List<HandlerMapping> mappings = this.handlerMappings.get();
+		Map<Method, List<RateLimitPolicy>> byMethod = new HashMap<>();
+		for (HandlerMapping mapping : mappings) {
+			if (mapping instanceof AbstractHandlerMethodMapping<?> methodMapping) {
+				for (HandlerMethod handlerMethod : methodMapping.getHandlerMethods().values()) {
+					List<RateLimitPolicy> found = policiesOf(handlerMethod.getBeanType(), handlerMethod.getMethod());
+					if (!found.isEmpty()) {
+						byMethod.put(handlerMethod.getMethod(), found);
+					}
+				}
+			}
+		}
+		this.mappings = List.copyOf(mappings);
+		this.byMethod = Map.copyOf(byMethod);
+	}
+
+	/**
+	 * Returns the policies of the handler the request will be dispatched to.
+	 * @param request the request
+	 * @return the policies; empty when the handler is not annotated or there is none
+	 */
+	public List<RateLimitPolicy> policiesFor(HttpServletRequest request) {
+		Map<Method, List<RateLimitPolicy>> byMethod = this.byMethod;
+		if (byMethod.isEmpty()) {
+			return List.of();
+		}
+		Object handler = handler(request);
+		if (handler instanceof HandlerMethod handlerMethod) {
+			return byMethod.getOrDefault(handlerMethod.getMethod(), List.of());
+		}
+		return List.of();
+	}
+
+	/**
+	 * Returns every annotated handler method with its policies.
+	 * @return method descriptions mapped to policies
+	 */
+	public Map<String, List<RateLimitPolicy>> endpoints() {
+		return this.byMethod.entrySet()
+			.stream()
+			.collect(Collectors.toMap((entry) -> describe(entry.getKey().getDeclaringClass(), entry.getKey()),
+					Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new));
+	}
+
+	private @Nullable Object handler(HttpServletRequest request) {
+		for (HandlerMapping mapping : this.mappings) {
+			try {
+				HandlerExecutionChain chain = mapping.getHandler(request);
+				if (chain != null) {
+					return chain.getHandler();
+				}
+			}
+			catch (Exception ex) {
+				// No match (e.g. 405, 406, 415): the dispatcher will answer that; no annotation applies.
+				return null;
+			}
+		}
+		return null;
+	}
+
+	private List<RateLimitPolicy> policiesOf(Class<?> beanType, Method method) {
+		Class<?> userType = ClassUtils.getUserClass(beanType);
+		String where = describe(userType, method);
+		List<RateLimited> annotations = new ArrayList<>();
+		MergedAnnotations.from(userType, SearchStrategy.TYPE_HIERARCHY)
+			.stream(RateLimited.class)
+			.map(MergedAnnotation::synthesize)
+			.forEach(annotations::add);
+		MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
+			.stream(RateLimited.class)
+			.map(MergedAnnotation::synthesize)
+			.forEach(annotations::add);
+		List<RateLimitPolicy> result = new ArrayList<>();
+		for (int i = 0; i < annotations.size(); i++) {
+			RateLimitPolicy policy = policyOf(annotations.get(i), userType, method, where, i, annotations.size());
+			if (result.stream().noneMatch((existing) -> existing.id().equals(policy.id()))) {
+				result.add(policy);
+			}
+		}
+		return List.copyOf(result);
+	}
+
+	private RateLimitPolicy policyOf(RateLimited annotation, Class<?> userType, Method method, String where, int index,
+			int count) {
+		boolean inline = annotation.limit() != 0 || StringUtils.hasText(annotation.period())
+				|| annotation.burst() != 0 || StringUtils.hasText(annotation.key())
+				|| StringUtils.hasText(annotation.algorithm()) || StringUtils.hasText(annotation.name());
+		if (StringUtils.hasText(annotation.value())) {
+			if (inline) {
+				throw new RateLimitConfigurationException("@RateLimited(\"" + annotation.value() + "\") on " + where,
+						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name)",
+						"Either name a policy from rate-limit.policies, or define the limit inline; 'cost' may go with either");
+			}
+			RateLimitPolicy named = this.policies.get(annotation.value());
+			if (named == null) {
+				throw new RateLimitConfigurationException("@RateLimited(\"" + annotation.value() + "\") on " + where,
+						"no policy named '" + annotation.value() + "'",
+						"Define it under rate-limit.policies." + annotation.value() + " (defined: "
+								+ String.join(", ", this.policies.names()) + ")");
+			}
+			return (annotation.cost() != 0) ? named.withCost(annotation.cost(), "@RateLimited(cost) on " + where)
+					: named;
+		}
+		Duration period = null;
+		if (StringUtils.hasText(annotation.period())) {
+			try {
+				period = DurationStyle.detectAndParse(annotation.period());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException("@RateLimited(period) on " + where,
+						"cannot read the period '" + annotation.period() + "'", "Write a duration such as 10s, 1m, 1h or PT1M");
+			}
+		}
+		String name = StringUtils.hasText(annotation.name()) ? annotation.name()
+				: userType.getSimpleName() + "." + method.getName() + ((count > 1) ? "#" + (index + 1) : "");
+		RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(where + "[" + index + "]", name, where,
+				true, StringUtils.hasText(annotation.algorithm()) ? annotation.algorithm() : "token-bucket",
+				(annotation.limit() != 0) ? annotation.limit() : null, period,
+				(annotation.burst() != 0) ? annotation.burst() : null,
+				StringUtils.hasText(annotation.key()) ? annotation.key() : "ip",
+				(annotation.cost() != 0) ? annotation.cost() : 1);
+		return RateLimitPolicy.define(definition, this.keyResolvers);
+	}
+
+	private static String describe(Class<?> type, Method method) {
+		String parameters = Arrays.stream(method.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", "));
+		return type.getName() + "#" + method.getName() + "(" + parameters + ")";
+	}
+}

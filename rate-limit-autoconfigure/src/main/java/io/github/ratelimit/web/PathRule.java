@@ -1,0 +1,27 @@
+package io.github.ratelimit.web;
+
+import java.util.List;
+import java.util.Set;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * A path rule from {@code rate-limit.rules}: the policies that apply to requests whose path (within
+ * the application) matches a {@link PathPattern} and whose method is listed. Immutable.
+ *
+ * @param pattern the path pattern
+ * @param methods upper-case HTTP methods; empty for all
+ * @param policies the policies that apply
+ */
+public record PathRule(PathPattern pattern, Set<String> methods, List<RateLimitPolicy> policies) {
+
+	public PathRule {
+		methods = Set.copyOf(methods);
+		policies = List.copyOf(policies);
+	}
+
+	boolean matches(String method, PathContainer path) {
+		return (this.methods.isEmpty() || this.methods.contains(method)) && this.pattern.matches(path);
+	}
+}

@@ -1,0 +1,194 @@
+package io.github.ratelimit.web;
+
+import java.time.Duration;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+
+/**
+ * A limit as it applies to requests: a budget ({@link Limit}) identified by {@link #id()}, shown under
+ * {@link #name()}, spent per key by {@code cost} tokens a request. Immutable and thread-safe.
+ */
+public final class RateLimitPolicy {
+
+	private final String id;
+
+	private final String name;
+
+	private final Limit limit;
+
+	private final String keySpec;
+
+	private final KeyResolver keyResolver;
+
+	private final long cost;
+
+	private RateLimitPolicy(String id, String name, Limit limit, String keySpec, KeyResolver keyResolver, long cost) {
+		this.id = id;
+		this.name = name;
+		this.limit = limit;
+		this.keySpec = keySpec;
+		this.keyResolver = keyResolver;
+		this.cost = cost;
+	}
+
+	/**
+	 * Defines a policy from configured values, validating each.
+	 * @param definition the values and where they come from
+	 * @param keyResolvers builds the key resolver
+	 * @return the policy
+	 * @throws RateLimitConfigurationException naming the bad value's origin
+	 */
+	public static RateLimitPolicy define(Definition definition, KeyResolvers keyResolvers) {
+		Algorithm algorithm;
+		try {
+			algorithm = Algorithm.fromId(definition.algorithm());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(definition.origin("algorithm"),
+					"unknown algorithm '" + definition.algorithm() + "'",
+					"Use one of: " + Algorithm.supportedIds());
+		}
+		if (definition.limit() == null) {
+			throw new RateLimitConfigurationException(definition.origin("limit"), "no limit is set",
+					"Set the number of requests allowed per period, e.g. 100");
+		}
+		if (definition.period() == null) {
+			throw new RateLimitConfigurationException(definition.origin("period"), "no period is set",
+					"Set the period the limit refers to, e.g. 1m");
+		}
+		long limitValue = definition.limit();
+		Duration period = definition.period();
+		if (limitValue <= 0) {
+			throw new RateLimitConfigurationException(definition.origin("limit"),
+					"limit must be positive, was " + limitValue, "Set a positive number of requests per period");
+		}
+		if (period.isNegative() || period.isZero()) {
+			throw new RateLimitConfigurationException(definition.origin("period"),
+					"period must be positive, was " + period, "Set a positive duration such as 1s, 1m or 1h");
+		}
+		if (definition.burst() != null && definition.burst() <= 0) {
+			throw new RateLimitConfigurationException(definition.origin("burst"),
+					"burst must be positive, was " + definition.burst(), "Set a positive burst or leave it unset (it defaults to the limit)");
+		}
+		Limit limit;
+		try {
+			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limitValue).period(period);
+			if (definition.burst() != null) {
+				builder.burst(definition.burst());
+			}
+			limit = builder.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(definition.origin("limit"), ex.getMessage(),
+					"Choose a limit, period and burst that fit together");
+		}
+		long cost = definition.cost();
+		if (cost <= 0 || cost > limit.burst()) {
+			throw new RateLimitConfigurationException(definition.origin("cost"),
+					"cost must be between 1 and the burst (" + limit.burst() + "), was " + cost,
+					"Lower the cost or raise the burst");
+		}
+		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
+		return new RateLimitPolicy(definition.id(), definition.name(), limit, definition.key().trim(), keyResolver,
+				cost);
+	}
+
+	/**
+	 * Returns this policy with another cost per request (same budget).
+	 * @param cost tokens per request
+	 * @param origin where the cost comes from, for the error message
+	 * @return the policy
+	 */
+	public RateLimitPolicy withCost(long cost, String origin) {
+		if (cost <= 0 || cost > this.limit.burst()) {
+			throw new RateLimitConfigurationException(origin, "cost must be between 1 and the burst ("
+					+ this.limit.burst() + ") of policy '" + this.name + "', was " + cost, "Lower the cost or raise the burst");
+		}
+		return (cost == this.cost) ? this
+				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, cost);
+	}
+
+	/**
+	 * Builds this policy's part of a request.
+	 * @param request the request
+	 * @return which budget it spends, and how much
+	 */
+	public Acquisition acquisition(HttpServletRequest request) {
+		return new Acquisition(this.id, this.limit, this.keyResolver.resolve(request), this.cost);
+	}
+
+	/**
+	 * Returns the identity of the budget: a policy name, or an annotated endpoint.
+	 * @return the id
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * Returns the name shown in headers and problem responses.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the budget.
+	 * @return the limit
+	 */
+	public Limit limit() {
+		return this.limit;
+	}
+
+	/**
+	 * Returns the key setting, e.g. {@code ip}.
+	 * @return the key setting
+	 */
+	public String keySpec() {
+		return this.keySpec;
+	}
+
+	/**
+	 * Returns the tokens a request takes.
+	 * @return the cost
+	 */
+	public long cost() {
+		return this.cost;
+	}
+
+	@Override
+	public String toString() {
+		return "'" + this.name + "' " + this.limit + " key=" + this.keySpec + " cost=" + this.cost;
+	}
+
+	/**
+	 * Configured values of a policy, before validation.
+	 *
+	 * @param id the budget's identity
+	 * @param name the name shown to clients
+	 * @param originPrefix where the values come from: a property prefix such as
+	 * {@code rate-limit.policies.api}, or an annotated method
+	 * @param annotation whether the values come from {@code @RateLimited} (changes how origins read)
+	 * @param algorithm the algorithm's name
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 * @param key the key setting
+	 * @param cost the tokens a request takes
+	 */
+	public record Definition(String id, String name, String originPrefix, boolean annotation, String algorithm,
+			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost) {
+
+		String origin(String attribute) {
+			return this.annotation ? "@RateLimited(" + attribute + ") on " + this.originPrefix
+					: this.originPrefix + "." + attribute;
+		}
+
+	}
+}

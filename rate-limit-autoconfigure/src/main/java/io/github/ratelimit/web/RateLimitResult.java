@@ -1,0 +1,128 @@
+package io.github.ratelimit.web;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.ratelimit.core.Decision;
+
+/**
+ * What the limits that apply to one request decided: one {@link Decision} per
+ * {@link RateLimitPolicy}. The request is allowed only when every policy allows it. Immutable.
+ */
+public final class RateLimitResult {
+
+	private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+	private final List<RateLimitPolicy> policies;
+
+	private final List<Decision> decisions;
+
+	private final boolean allowed;
+
+	/**
+	 * Creates a result.
+	 * @param policies the policies that applied
+	 * @param decisions their decisions, in the same order
+	 */
+	public RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions) {
+		if (policies.size() != decisions.size()) {
+			throw new IllegalArgumentException("one decision per policy expected");
+		}
+		this.policies = List.copyOf(policies);
+		this.decisions = List.copyOf(decisions);
+		this.allowed = decisions.stream().allMatch(Decision::isAllowed);
+	}
+
+	/**
+	 * Returns whether every policy allowed the request.
+	 * @return {@code true} when allowed
+	 */
+	public boolean isAllowed() {
+		return this.allowed;
+	}
+
+	/**
+	 * Returns the policies that applied.
+	 * @return the policies
+	 */
+	public List<RateLimitPolicy> policies() {
+		return this.policies;
+	}
+
+	/**
+	 * Returns the decisions, in the order of {@link #policies()}.
+	 * @return the decisions
+	 */
+	public List<Decision> decisions() {
+		return this.decisions;
+	}
+
+	/**
+	 * Returns the names of the policies that rejected the request.
+	 * @return the names; empty when allowed
+	 */
+	public List<String> violatedPolicies() {
+		List<String> names = new ArrayList<>();
+		for (int i = 0; i < this.decisions.size(); i++) {
+			if (!this.decisions.get(i).isAllowed()) {
+				names.add(this.policies.get(i).name());
+			}
+		}
+		return names;
+	}
+
+	/**
+	 * Returns how long the client should wait before the same request is allowed: whole seconds,
+	 * rounded up, at least 1.
+	 * @return seconds; 0 when allowed
+	 */
+	public long retryAfterSeconds() {
+		if (this.allowed) {
+			return 0;
+		}
+		long nanos = 0;
+		for (Decision decision : this.decisions) {
+			nanos = Math.max(nanos, decision.retryAfterNanos());
+		}
+		return Math.max(1, seconds(nanos));
+	}
+
+	/**
+	 * Returns the index of the most restrictive decision: the rejection with the longest wait, else
+	 * the fewest remaining tokens (the later reset on a tie).
+	 * @return an index into {@link #decisions()}
+	 */
+	public int mostRestrictive() {
+		int best = 0;
+		for (int i = 1; i < this.decisions.size(); i++) {
+			Decision candidate = this.decisions.get(i);
+			Decision current = this.decisions.get(best);
+			if (moreRestrictive(candidate, current)) {
+				best = i;
+			}
+		}
+		return best;
+	}
+
+	private static boolean moreRestrictive(Decision candidate, Decision current) {
+		if (candidate.isAllowed() != current.isAllowed()) {
+			return !candidate.isAllowed();
+		}
+		if (!candidate.isAllowed()) {
+			return candidate.retryAfterNanos() > current.retryAfterNanos();
+		}
+		if (candidate.remaining() != current.remaining()) {
+			return candidate.remaining() < current.remaining();
+		}
+		return candidate.resetNanos() > current.resetNanos();
+	}
+
+	/**
+	 * Converts nanoseconds to whole seconds, rounding up.
+	 * @param nanos a duration in nanoseconds, zero or more
+	 * @return seconds
+	 */
+	static long seconds(long nanos) {
+		return (nanos / NANOS_PER_SECOND) + ((nanos % NANOS_PER_SECOND != 0) ? 1 : 0);
+	}
+}

@@ -1,0 +1,88 @@
+package io.github.ratelimit.web;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits a handler method, or every handler method of a controller, either by naming a policy from
+ * {@code rate-limit.policies} ({@code @RateLimited("login")}) or inline
+ * ({@code @RateLimited(limit = 10, period = "1m")}). A named policy's budget is shared by everything
+ * that names it; an inline limit's budget belongs to its endpoint alone. Repeatable: every limit
+ * that applies must allow the request.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+	/**
+	 * The name of a policy under {@code rate-limit.policies}; leave empty for an inline limit.
+	 * @return the policy name
+	 */
+	String value() default "";
+
+	/**
+	 * The name an inline limit shows in headers and problem responses; defaults to
+	 * {@code ControllerSimpleName.method}.
+	 * @return the name
+	 */
+	String name() default "";
+
+	/**
+	 * Inline: requests (tokens) allowed per period.
+	 * @return the limit; positive when inline
+	 */
+	long limit() default 0;
+
+	/**
+	 * Inline: the period, as in {@code application.yml} ({@code 1s}, {@code 1m}, {@code PT1H}).
+	 * @return the period
+	 */
+	String period() default "";
+
+	/**
+	 * Inline: the most requests allowed at once; defaults to the limit.
+	 * @return the burst
+	 */
+	long burst() default 0;
+
+	/**
+	 * Inline: whose budget a request spends ({@code ip} when empty); see the README's key table.
+	 * @return the key
+	 */
+	String key() default "";
+
+	/**
+	 * Inline: the algorithm ({@code token-bucket} when empty).
+	 * @return the algorithm's name
+	 */
+	String algorithm() default "";
+
+	/**
+	 * Tokens one request to this endpoint takes; also allowed with a named policy, to make an
+	 * expensive endpoint spend more of a shared budget. Defaults to the policy's cost (inline: 1).
+	 * @return the cost
+	 */
+	long cost() default 0;
+
+	/**
+	 * Holds repeated {@link RateLimited} annotations.
+	 */
+	@Target({ ElementType.METHOD, ElementType.TYPE })
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface List {
+
+		/**
+		 * The annotations.
+		 * @return the annotations
+		 */
+		RateLimited[] value();
+
+	}
+}

@@ -33,7 +33,6 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 		response.setStatus(HttpStatus.TOO_MANY_REQUESTS.value());
 		response.setHeader("Cache-Control", "no-store");
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setCharacterEncoding(StandardCharsets.UTF_8.name());
 		response.setContentLength(body.length);
 		response.getOutputStream().write(body);
 	}

@@ -1,0 +1,25 @@
+package io.github.ratelimit.it;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+class RuleController {
+
+	@GetMapping("/r/hello")
+	String hello() {
+		return "hello";
+	}
+
+	@PostMapping("/r/hello")
+	String helloPost() {
+		return "posted";
+	}
+
+	@GetMapping("/free")
+	String free() {
+		return "free";
+	}
+
+}

@@ -1,0 +1,144 @@
+package io.github.ratelimit.sample;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs the sample application on a random port and calls each endpoint over HTTP, as a client would.
+ * All requests come from 127.0.0.1 and the test methods share one application (and one store), so
+ * each IP-keyed endpoint is called by one test method only, and login tests use their own usernames.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class SampleApplicationTests {
+
+	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@LocalServerPort
+	private int port;
+
+	@Test
+	void helloIsLimitedByThePathRule() throws Exception {
+		for (int i = 1; i <= 5; i++) {
+			HttpResponse<String> response = get("/api/hello");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("Hello, world!");
+			assertThat(header(response, "Content-Type")).startsWith("text/plain");
+			assertThat(header(response, "X-RateLimit-Limit")).isEqualTo("5");
+			assertThat(header(response, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(5 - i));
+			assertThat(Long.parseLong(header(response, "X-RateLimit-Reset"))).isBetween(1L, 60L);
+			assertThat(header(response, "RateLimit-Policy")).isEqualTo("\"api\";q=5;w=60");
+			assertThat(header(response, "RateLimit")).matches("\"api\";r=" + (5 - i) + ";t=\\d+");
+			assertThat(response.headers().firstValue("Retry-After")).isEmpty();
+		}
+		HttpResponse<String> rejected = get("/api/hello");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(Long.parseLong(header(rejected, "Retry-After"))).isBetween(1L, 60L);
+		assertThat(header(rejected, "Content-Type")).startsWith("application/problem+json");
+		assertThat(header(rejected, "X-RateLimit-Limit")).isEqualTo("5");
+		assertThat(header(rejected, "X-RateLimit-Remaining")).isEqualTo("0");
+		assertThat(header(rejected, "RateLimit")).matches("\"api\";r=0;t=\\d+");
+		assertThat(rejected.body()).contains("\"type\":\"" + QUOTA_EXCEEDED + "\"")
+			.contains("\"status\":429")
+			.contains("\"instance\":\"/api/hello\"")
+			.contains("\"violated-policies\":[\"api\"]");
+	}
+
+	@Test
+	void pingIsNeverLimited() throws Exception {
+		for (int i = 0; i < 50; i++) {
+			HttpResponse<String> response = get("/api/ping");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("pong");
+			assertThat(response.headers().map().keySet())
+				.noneMatch((name) -> name.toLowerCase().startsWith("x-ratelimit") || name.toLowerCase().startsWith("ratelimit")
+						|| name.equalsIgnoreCase("Retry-After"));
+		}
+	}
+
+	@Test
+	void loginIsLimitedPerUsername() throws Exception {
+		for (int i = 1; i <= 3; i++) {
+			HttpResponse<String> failed = login("alice", "password" + i);
+			assertThat(failed.statusCode()).isEqualTo(401);
+			assertThat(header(failed, "X-RateLimit-Limit")).isEqualTo("3");
+			assertThat(header(failed, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(3 - i));
+			assertThat(header(failed, "RateLimit-Policy")).isEqualTo("\"login\";q=3;w=60");
+		}
+		HttpResponse<String> lockedOut = login("alice", "correct-horse");
+		assertThat(lockedOut.statusCode()).isEqualTo(429);
+		assertThat(Long.parseLong(header(lockedOut, "Retry-After"))).isBetween(1L, 60L);
+		assertThat(lockedOut.body()).contains("\"violated-policies\":[\"login\"]");
+		HttpResponse<String> otherUser = login("bob", "correct-horse");
+		assertThat(otherUser.statusCode()).isEqualTo(200);
+		assertThat(otherUser.body()).isEqualTo("Welcome, bob");
+		assertThat(header(otherUser, "X-RateLimit-Remaining")).isEqualTo("2");
+	}
+
+	@Test
+	void loginWithTheRightPasswordSucceeds() throws Exception {
+		HttpResponse<String> response = login("carol", "correct-horse");
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.body()).isEqualTo("Welcome, carol");
+		assertThat(header(response, "X-RateLimit-Remaining")).isEqualTo("2");
+	}
+
+	@Test
+	void reportsCostFiveTokensOfTen() throws Exception {
+		HttpResponse<String> first = get("/api/reports/1");
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.body()).contains("\"id\":\"1\"").contains("Report 1");
+		assertThat(header(first, "X-RateLimit-Limit")).isEqualTo("10");
+		assertThat(header(first, "X-RateLimit-Remaining")).isEqualTo("5");
+		assertThat(header(first, "RateLimit-Policy")).isEqualTo("\"reports\";q=10;w=60");
+		HttpResponse<String> second = get("/api/reports/2");
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(header(second, "X-RateLimit-Remaining")).isEqualTo("0");
+		HttpResponse<String> rejected = get("/api/reports/3");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(header(rejected, "X-RateLimit-Remaining")).isEqualTo("0");
+		// 5 tokens at 10 a minute take 30 seconds to come back.
+		assertThat(Long.parseLong(header(rejected, "Retry-After"))).isBetween(1L, 30L);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"reports\"]");
+	}
+
+	private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+		HttpRequest request = HttpRequest.newBuilder(uri(path)).GET().build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpResponse<String> login(String username, String password) throws IOException, InterruptedException {
+		String form = "username=" + URLEncoder.encode(username, StandardCharsets.UTF_8) + "&password="
+				+ URLEncoder.encode(password, StandardCharsets.UTF_8);
+		HttpRequest request = HttpRequest.newBuilder(uri("/api/login"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString(form))
+			.build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://localhost:" + this.port + path);
+	}
+
+	private static String header(HttpResponse<?> response, String name) {
+		return response.headers()
+			.firstValue(name)
+			.orElseThrow(() -> new AssertionError("no " + name + " header in " + response.headers().map()));
+	}
+
+}

@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -11,12 +12,18 @@ import org.springframework.web.util.pattern.PathPattern;
  * the application) matches a {@link PathPattern} and whose method is listed. Immutable.
  *
  * @param pattern the path pattern
- * @param methods upper-case HTTP methods; empty for all
+ * @param methods upper-case HTTP methods; empty for all. {@code GET} covers {@code HEAD} too, as Spring MVC
+ * serves a {@code HEAD} with the {@code GET} handler
  * @param policies the policies that apply
  */
 public record PathRule(PathPattern pattern, Set<String> methods, List<RateLimitPolicy> policies) {
 
 	public PathRule {
+		if (methods.contains("GET") && !methods.contains("HEAD")) {
+			Set<String> withHead = new HashSet<>(methods);
+			withHead.add("HEAD");
+			methods = withHead;
+		}
 		methods = Set.copyOf(methods);
 		policies = List.copyOf(policies);
 	}

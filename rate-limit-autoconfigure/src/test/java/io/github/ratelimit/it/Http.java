@@ -24,6 +24,10 @@ final class Http {
 		return send(builder(path, headers).GET().build());
 	}
 
+	HttpResponse<String> head(String path, String... headers) {
+		return send(builder(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
+	}
+
 	HttpResponse<String> post(String path, String form, String... headers) {
 		return send(builder(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))

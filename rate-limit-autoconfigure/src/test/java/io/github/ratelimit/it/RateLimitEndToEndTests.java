@@ -235,8 +235,9 @@ class RateLimitEndToEndTests {
 		HttpResponse<String> rejected = this.http.get("/r/hello");
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.body()).contains("\"violated-policies\":[\"rule-api\"]");
-		// the rule lists GET only
+		// the rule lists GET only, which covers HEAD (served by the GET handler)
 		assertThat(this.http.post("/r/hello", "").statusCode()).isEqualTo(200);
+		assertThat(this.http.head("/r/hello").statusCode()).isEqualTo(429);
 		// rules match paths without a handler too: the 404 still counts
 		assertThat(this.http.get("/r/missing").statusCode()).isEqualTo(429);
 	}

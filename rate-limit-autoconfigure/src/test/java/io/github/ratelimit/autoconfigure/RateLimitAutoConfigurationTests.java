@@ -1,0 +1,262 @@
+package io.github.ratelimit.autoconfigure;
+
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.web.RateLimitPolicies;
+import io.github.ratelimit.web.RateLimitRejectionHandler;
+import io.github.ratelimit.web.RateLimited;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimitAutoConfigurationTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class, RateLimitAutoConfiguration.class));
+
+	@Test
+	void registersTheFilterAndTheCaffeineStoreByDefault() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(CaffeineRateLimitStore.class);
+			assertThat(context).hasSingleBean(ClientIpResolver.class);
+			assertThat(context).getBean(RateLimitClock.class).isSameAs(RateLimitClock.SYSTEM);
+			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
+			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
+			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER);
+			assertThat(registration.determineDispatcherTypes()).containsExactly(jakarta.servlet.DispatcherType.REQUEST);
+		});
+	}
+
+	@Test
+	void filterOrderIsConfigurable() {
+		this.runner.withPropertyValues("rate-limit.filter-order=42")
+			.run((context) -> assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(42));
+	}
+
+	@Test
+	void disabledRegistersNothing() {
+		this.runner.withPropertyValues("rate-limit.enabled=false", "rate-limit.policies.api.limit=0").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(RateLimitStore.class);
+			assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+			assertThat(context).doesNotHaveBean(RateLimitProperties.class);
+		});
+	}
+
+	@Test
+	void backsOffWithoutSpringMvc() {
+		this.runner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class));
+	}
+
+	@Test
+	void userBeansWin() {
+		this.runner.withUserConfiguration(UserBeans.class).run((context) -> {
+			assertThat(context).getBean(RateLimitStore.class).isSameAs(context.getBean("myStore"));
+			assertThat(context).getBean(RateLimitRejectionHandler.class).isSameAs(context.getBean("myHandler"));
+			assertThat(context).getBean(RateLimitClock.class).isInstanceOf(ManualClock.class);
+			assertThat(context).doesNotHaveBean(CaffeineRateLimitStore.class);
+		});
+	}
+
+	@Test
+	void userFilterRegistrationWins() {
+		this.runner.withUserConfiguration(UserFilter.class)
+			.run((context) -> assertThat(context.getBeansOfType(FilterRegistrationBean.class)).containsOnlyKeys("custom"));
+	}
+
+	@Test
+	void bindsPoliciesWithDefaults() {
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=100", "rate-limit.policies.api.period=1m")
+			.run((context) -> {
+				var policy = context.getBean(RateLimitPolicies.class).get("api");
+				assertThat(policy).isNotNull();
+				assertThat(policy.limit().burst()).isEqualTo(100);
+				assertThat(policy.keySpec()).isEqualTo("ip");
+				assertThat(policy.cost()).isEqualTo(1);
+			});
+	}
+
+	@ParameterizedTest(name = "{0}={1}")
+	@CsvSource(delimiter = '|', textBlock = """
+			rate-limit.policies.api.limit     | 0            | rate-limit.policies.api.limit: limit must be positive, was 0
+			rate-limit.policies.api.limit     | -3           | rate-limit.policies.api.limit: limit must be positive, was -3
+			rate-limit.policies.api.period    | 0s           | rate-limit.policies.api.period: period must be positive
+			rate-limit.policies.api.period    | -1m          | rate-limit.policies.api.period: period must be positive
+			rate-limit.policies.api.burst     | 0            | rate-limit.policies.api.burst: burst must be positive
+			rate-limit.policies.api.cost      | 11           | rate-limit.policies.api.cost: cost must be between 1 and the burst (10), was 11
+			rate-limit.policies.api.algorithm | magic-bucket | rate-limit.policies.api.algorithm: unknown algorithm 'magic-bucket'. Use one of: token-bucket
+			rate-limit.policies.api.key       | cookie:x     | rate-limit.policies.api.key: unknown key 'cookie:x'
+			rate-limit.policies.api.key       | header:      | rate-limit.policies.api.key: key 'header:' names nothing after 'header:'
+			rate-limit.policies.api.key       | #{ip +}      | rate-limit.policies.api.key: cannot parse the SpEL key '#{ip +}'
+			rate-limit.policies.api.key       | @missing     | rate-limit.policies.api.key: no bean named 'missing'
+			rate-limit.rules[0].policies      | nope         | rate-limit.rules[0].policies: no policy named 'nope'. Define it under rate-limit.policies.nope (defined: api)
+			rate-limit.rules[0].path          | /api/**/x    | rate-limit.rules[0].path: cannot parse the path pattern '/api/**/x'
+			rate-limit.rules[0].methods       | GE T         | rate-limit.rules[0].methods: 'GE T' is not an HTTP method
+			rate-limit.client-ip.trusted-proxies | 10.0.0.0/33 | rate-limit.client-ip.trusted-proxies[0]: '10.0.0.0/33' is not a valid CIDR
+			rate-limit.client-ip.trusted-proxies | example.com | rate-limit.client-ip.trusted-proxies[0]: 'example.com'
+			rate-limit.store.caffeine.maximum-size | 0      | rate-limit.store.caffeine.maximum-size: maximum-size must be positive, was 0
+			rate-limit.store.type             | redis        | rate-limit.store.type: store type 'redis' has no store on the classpath. Add io.github.ratelimit:rate-limit-redis
+			""")
+	void badConfigurationFailsTheStartNamingTheProperty(String property, String value, String message) {
+		this.runner
+			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+					"rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=api", property + "=" + value)
+			.run(failsWith(message));
+	}
+
+	@Test
+	void missingLimitAndPeriodAreNamed() {
+		this.runner.withPropertyValues("rate-limit.policies.api.period=1m")
+			.run(failsWith("rate-limit.policies.api.limit: no limit is set"));
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=5")
+			.run(failsWith("rate-limit.policies.api.period: no period is set"));
+	}
+
+	@Test
+	void badAnnotationsFailTheStartNamingTheMethod() {
+		this.runner.withUserConfiguration(UnknownPolicyController.class)
+			.run(failsWith("@RateLimited(\"nope\") on " + UnknownPolicyController.class.getName()
+					+ "#hello(): no policy named 'nope'"));
+		this.runner.withUserConfiguration(BadPeriodController.class)
+			.run(failsWith("@RateLimited(period) on " + BadPeriodController.class.getName()
+					+ "#hello(): cannot read the period 'soon'"));
+		this.runner.withUserConfiguration(NoLimitController.class)
+			.run(failsWith("@RateLimited(limit) on " + NoLimitController.class.getName() + "#hello(): no limit is set"));
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m")
+			.withUserConfiguration(MixedController.class)
+			.run(failsWith("names a policy and also sets inline attributes"));
+	}
+
+	@Test
+	void failureAnalysisSaysWhereWhatAndWhatToDo() {
+		FailureAnalysis analysis = new RateLimitConfigurationFailureAnalyzer().analyze(new IllegalStateException(
+				new RateLimitConfigurationException("rate-limit.policies.api.limit", "limit must be positive, was 0",
+						"Set a positive number of requests per period")));
+		assertThat(analysis.getDescription())
+			.isEqualTo("Invalid rate limit configuration at rate-limit.policies.api.limit: limit must be positive, was 0.");
+		assertThat(analysis.getAction()).isEqualTo("Set a positive number of requests per period.");
+	}
+
+	private static ContextConsumer<AssertableWebApplicationContext> failsWith(String message) {
+		return (context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			while (!(failure instanceof RateLimitConfigurationException) && failure.getCause() != null) {
+				failure = failure.getCause();
+			}
+			assertThat(failure).isInstanceOf(RateLimitConfigurationException.class);
+			assertThat(failure.getMessage()).contains(message);
+		};
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserBeans {
+
+		@Bean
+		RateLimitStore myStore() {
+			return new RateLimitStore() {
+				@Override
+				public Decision tryAcquire(Acquisition acquisition) {
+					return Decision.allowed(1, 1, 0);
+				}
+
+				@Override
+				public Decision release(Acquisition acquisition) {
+					return Decision.allowed(1, 1, 0);
+				}
+			};
+		}
+
+		@Bean
+		RateLimitRejectionHandler myHandler() {
+			return (request, response, result) -> response.setStatus(503);
+		}
+
+		@Bean
+		ManualClock clock() {
+			return new ManualClock();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserFilter {
+
+		@Bean
+		FilterRegistrationBean<RateLimitFilter> custom() {
+			return new FilterRegistrationBean<>();
+		}
+
+	}
+
+	@RestController
+	static class UnknownPolicyController {
+
+		@GetMapping("/hello")
+		@RateLimited("nope")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+	@RestController
+	static class BadPeriodController {
+
+		@GetMapping("/hello")
+		@RateLimited(limit = 5, period = "soon")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+	@RestController
+	static class NoLimitController {
+
+		@GetMapping("/hello")
+		@RateLimited(period = "1m")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+	@RestController
+	static class MixedController {
+
+		@GetMapping("/hello")
+		@RateLimited(value = "api", limit = 5)
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+}

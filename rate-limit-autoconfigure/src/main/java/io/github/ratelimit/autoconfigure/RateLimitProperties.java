@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.web.HeaderStyle;
-import io.github.ratelimit.web.RateLimitFilter;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
@@ -28,7 +27,7 @@ public class RateLimitProperties {
 	 * Order of the rate limit filter in the servlet filter chain; the default runs it just after
 	 * Spring Security's filter chain (-100), so that 'user' keys see the authenticated principal.
 	 */
-	private int filterOrder = RateLimitFilter.DEFAULT_ORDER;
+	private int filterOrder = -90;
 
 	/**
 	 * Response headers.

@@ -47,7 +47,9 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).getBean(RateLimitClock.class).isSameAs(RateLimitClock.SYSTEM);
 			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
 			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
-			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER);
+			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER)
+				.isEqualTo(new RateLimitProperties().getFilterOrder())
+				.isGreaterThan(-100); // after Spring Security's filter chain
 			assertThat(registration.determineDispatcherTypes()).containsExactly(jakarta.servlet.DispatcherType.REQUEST);
 		});
 	}

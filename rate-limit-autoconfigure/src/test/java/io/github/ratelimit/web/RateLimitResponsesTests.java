@@ -1,0 +1,75 @@
+package io.github.ratelimit.web;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import io.github.ratelimit.core.Decision;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Headers and problem bodies, for values a running server rarely produces.
+ */
+class RateLimitResponsesTests {
+
+	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+
+	@Test
+	void secondsAreRoundedUp() {
+		assertThat(RateLimitResult.seconds(0)).isZero();
+		assertThat(RateLimitResult.seconds(1)).isEqualTo(1);
+		assertThat(RateLimitResult.seconds(1_000_000_000)).isEqualTo(1);
+		assertThat(RateLimitResult.seconds(1_000_000_001)).isEqualTo(2);
+	}
+
+	@Test
+	void retryAfterIsAtLeastOneSecondAndTheLongestWait() {
+		RateLimitResult result = new RateLimitResult(List.of(policy("a"), policy("b")),
+				List.of(Decision.rejected(1, 0, 5, 3), Decision.rejected(1, 0, 5, 2_500_000_000L)));
+		assertThat(result.retryAfterSeconds()).isEqualTo(3);
+		RateLimitResult tiny = new RateLimitResult(List.of(policy("a")), List.of(Decision.rejected(1, 0, 5, 1)));
+		assertThat(tiny.retryAfterSeconds()).isEqualTo(1);
+	}
+
+	@Test
+	void theMostRestrictiveLimitFillsTheLegacyHeaders() {
+		RateLimitResult result = new RateLimitResult(List.of(policy("a"), policy("b"), policy("c")),
+				List.of(Decision.allowed(10, 7, 100), Decision.allowed(5, 2, 100), Decision.allowed(50, 2, 900)));
+		assertThat(result.mostRestrictive()).isEqualTo(2);
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		new RateLimitHeaders(HeaderStyle.LEGACY).write(result, response);
+		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("50");
+		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(response.getHeader("X-RateLimit-Reset")).isEqualTo("1");
+	}
+
+	@Test
+	void policyNamesAreQuotedAsStructuredFieldStrings() {
+		assertThat(RateLimitHeaders.sfString("api")).isEqualTo("\"api\"");
+		assertThat(RateLimitHeaders.sfString("say \"hi\" \\ now")).isEqualTo("\"say \\\"hi\\\" \\\\ now\"");
+		assertThat(RateLimitHeaders.sfString("caf\u00e9\n")).isEqualTo("\"caf??\"");
+	}
+
+	@Test
+	void problemBodiesEscapeWhatTheyQuote() throws Exception {
+		RateLimitResult result = new RateLimitResult(List.of(policy("we\"ird\\name\u0001")),
+				List.of(Decision.rejected(1, 0, 5, 1)));
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/a b/\"c\"");
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		new ProblemDetailRejectionHandler().reject(request, response, result);
+		assertThat(response.getStatus()).isEqualTo(429);
+		assertThat(response.getContentAsString()).contains("\"violated-policies\":[\"we\\\"ird\\\\name\\u0001\"]")
+			.contains("\"instance\":\"/a%20b/%22c%22\"");
+		assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
+	}
+
+	private RateLimitPolicy policy(String name) {
+		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, "token-bucket", 1L,
+				Duration.ofSeconds(1), null, "ip", 1), this.keyResolvers);
+	}
+}

@@ -11,8 +11,20 @@ import java.util.Objects;
  * @param limit what the budget allows
  * @param key whose budget, e.g. a client IP
  * @param cost how many tokens; positive and at most the limit's burst
+ * @param maxWaitNanos how long the request may wait for its turn (delay mode); 0 rejects at once
  */
-public record Acquisition(String limitId, Limit limit, String key, long cost) {
+public record Acquisition(String limitId, Limit limit, String key, long cost, long maxWaitNanos) {
+
+	/**
+	 * Creates an acquisition that never waits.
+	 * @param limitId identifies the limit's budget
+	 * @param limit what the budget allows
+	 * @param key whose budget
+	 * @param cost how many tokens
+	 */
+	public Acquisition(String limitId, Limit limit, String key, long cost) {
+		this(limitId, limit, key, cost, 0);
+	}
 
 	public Acquisition {
 		Objects.requireNonNull(limitId, "limitId");
@@ -21,6 +33,9 @@ public record Acquisition(String limitId, Limit limit, String key, long cost) {
 		if (cost <= 0 || cost > limit.burst()) {
 			throw new IllegalArgumentException(
 					"cost must be between 1 and the burst (" + limit.burst() + ") of '" + limitId + "', was " + cost);
+		}
+		if (maxWaitNanos < 0) {
+			throw new IllegalArgumentException("maxWaitNanos must not be negative, was " + maxWaitNanos);
 		}
 	}
 }

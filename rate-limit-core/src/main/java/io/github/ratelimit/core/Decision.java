@@ -16,12 +16,16 @@ public final class Decision {
 
 	private final long retryAfterNanos;
 
-	private Decision(boolean allowed, long limit, long remaining, long resetNanos, long retryAfterNanos) {
+	private final long waitNanos;
+
+	private Decision(boolean allowed, long limit, long remaining, long resetNanos, long retryAfterNanos,
+			long waitNanos) {
 		this.allowed = allowed;
 		this.limit = limit;
 		this.remaining = remaining;
 		this.resetNanos = resetNanos;
 		this.retryAfterNanos = retryAfterNanos;
+		this.waitNanos = waitNanos;
 	}
 
 	/**
@@ -32,7 +36,20 @@ public final class Decision {
 	 * @return the decision
 	 */
 	public static Decision allowed(long limit, long remaining, long resetNanos) {
-		return new Decision(true, limit, remaining, resetNanos, 0);
+		return new Decision(true, limit, remaining, resetNanos, 0, 0);
+	}
+
+	/**
+	 * Creates a decision that allows the request once it has waited for its turn (delay mode); the
+	 * tokens are already taken.
+	 * @param limit the quota per period
+	 * @param remaining the tokens left after this request
+	 * @param resetNanos the time until the quota is whole again
+	 * @param waitNanos how long the request must wait before it proceeds
+	 * @return the decision
+	 */
+	public static Decision delayed(long limit, long remaining, long resetNanos, long waitNanos) {
+		return new Decision(true, limit, remaining, resetNanos, 0, Math.max(0, waitNanos));
 	}
 
 	/**
@@ -44,7 +61,7 @@ public final class Decision {
 	 * @return the decision
 	 */
 	public static Decision rejected(long limit, long remaining, long resetNanos, long retryAfterNanos) {
-		return new Decision(false, limit, remaining, resetNanos, Math.max(1, retryAfterNanos));
+		return new Decision(false, limit, remaining, resetNanos, Math.max(1, retryAfterNanos), 0);
 	}
 
 	/**
@@ -87,9 +104,30 @@ public final class Decision {
 		return this.retryAfterNanos;
 	}
 
+	/**
+	 * Returns how long an allowed request must wait before it proceeds (delay mode); zero otherwise.
+	 * @return nanoseconds
+	 */
+	public long waitNanos() {
+		return this.waitNanos;
+	}
+
+	@Override
+	public boolean equals(Object other) {
+		return (other instanceof Decision that) && this.allowed == that.allowed && this.limit == that.limit
+				&& this.remaining == that.remaining && this.resetNanos == that.resetNanos
+				&& this.retryAfterNanos == that.retryAfterNanos && this.waitNanos == that.waitNanos;
+	}
+
+	@Override
+	public int hashCode() {
+		return Long.hashCode(this.remaining) * 31 + Long.hashCode(this.resetNanos);
+	}
+
 	@Override
 	public String toString() {
 		return (this.allowed ? "allowed" : "rejected") + "(limit=" + this.limit + ", remaining=" + this.remaining
-				+ ", resetNanos=" + this.resetNanos + ", retryAfterNanos=" + this.retryAfterNanos + ")";
+				+ ", resetNanos=" + this.resetNanos + ", retryAfterNanos=" + this.retryAfterNanos + ", waitNanos="
+				+ this.waitNanos + ")";
 	}
 }

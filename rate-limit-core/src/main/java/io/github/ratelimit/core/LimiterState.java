@@ -14,15 +14,17 @@ public interface LimiterState {
 	Limit limit();
 
 	/**
-	 * Takes {@code cost} tokens when they are available.
+	 * Takes {@code cost} tokens when they are available, or will be within {@code maxWaitNanos}
+	 * (then they are reserved, and the decision says how long to wait).
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @param cost the tokens the request takes; positive and at most the burst
+	 * @param maxWaitNanos how long the request may wait for its turn; 0 never waits
 	 * @return the decision; when rejected, nothing was taken
 	 */
-	Decision tryAcquire(long nowNanos, long cost);
+	Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos);
 
 	/**
-	 * Gives back tokens taken by {@link #tryAcquire(long, long)}, for a request another limit rejected.
+	 * Gives back tokens taken by {@link #tryAcquire(long, long, long)}, for a request another limit rejected.
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @param cost the tokens to give back
 	 * @return how the state reads afterwards, as an allowing decision

@@ -49,7 +49,7 @@ public final class TokenBucket implements LimiterState {
 	}
 
 	@Override
-	public Decision tryAcquire(long nowNanos, long cost) {
+	public Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
 		long interval = this.limit.emissionIntervalNanos();
 		long tolerance = this.limit.toleranceNanos();
 		long increment = cost * interval;
@@ -58,12 +58,17 @@ public final class TokenBucket implements LimiterState {
 			long base = Math.max(tat, nowNanos);
 			long newTat = base + increment;
 			long used = newTat - nowNanos;
-			if (used > tolerance) {
+			long wait = used - tolerance;
+			if (wait > maxWaitNanos) {
 				long available = (tolerance - (base - nowNanos)) / interval;
-				return Decision.rejected(this.limit.limit(), available, base - nowNanos, used - tolerance);
+				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos, wait);
 			}
 			if (TAT.compareAndSet(this, tat, newTat)) {
-				return Decision.allowed(this.limit.limit(), (tolerance - used) / interval, used);
+				if (wait <= 0) {
+					return Decision.allowed(this.limit.limit(), (tolerance - used) / interval, used);
+				}
+				// Reserved ahead (delay mode): the request proceeds once its tokens have refilled.
+				return Decision.delayed(this.limit.limit(), 0, used, wait);
 			}
 		}
 	}

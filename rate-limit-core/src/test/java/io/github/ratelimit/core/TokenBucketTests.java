@@ -15,12 +15,12 @@ class TokenBucketTests {
 	void allowsTheBurstThenRejects() {
 		TokenBucket bucket = new TokenBucket(Limit.builder().limit(10).period(Duration.ofMinutes(1)).build());
 		for (int i = 9; i >= 0; i--) {
-			Decision decision = bucket.tryAcquire(this.clock.nanos(), 1);
+			Decision decision = bucket.tryAcquire(this.clock.nanos(), 1, 0);
 			assertThat(decision.isAllowed()).isTrue();
 			assertThat(decision.remaining()).isEqualTo(i);
 			assertThat(decision.limit()).isEqualTo(10);
 		}
-		Decision rejected = bucket.tryAcquire(this.clock.nanos(), 1);
+		Decision rejected = bucket.tryAcquire(this.clock.nanos(), 1, 0);
 		assertThat(rejected.isAllowed()).isFalse();
 		assertThat(rejected.remaining()).isZero();
 		assertThat(rejected.retryAfterNanos()).isEqualTo(Duration.ofSeconds(6).toNanos());
@@ -32,9 +32,9 @@ class TokenBucketTests {
 		TokenBucket bucket = new TokenBucket(Limit.builder().limit(10).period(Duration.ofSeconds(10)).build());
 		drain(bucket);
 		this.clock.advance(Duration.ofMillis(999));
-		assertThat(bucket.tryAcquire(this.clock.nanos(), 1).isAllowed()).isFalse();
+		assertThat(bucket.tryAcquire(this.clock.nanos(), 1, 0).isAllowed()).isFalse();
 		this.clock.advance(Duration.ofMillis(1));
-		Decision decision = bucket.tryAcquire(this.clock.nanos(), 1);
+		Decision decision = bucket.tryAcquire(this.clock.nanos(), 1, 0);
 		assertThat(decision.isAllowed()).isTrue();
 		assertThat(decision.remaining()).isZero();
 		this.clock.advance(Duration.ofSeconds(5));
@@ -55,16 +55,16 @@ class TokenBucketTests {
 	@Test
 	void costTakesSeveralTokensAndRetryAfterCoversTheWholeCost() {
 		TokenBucket bucket = new TokenBucket(Limit.builder().limit(10).period(Duration.ofSeconds(10)).build());
-		assertThat(bucket.tryAcquire(this.clock.nanos(), 4).remaining()).isEqualTo(6);
-		assertThat(bucket.tryAcquire(this.clock.nanos(), 4).remaining()).isEqualTo(2);
-		Decision rejected = bucket.tryAcquire(this.clock.nanos(), 4);
+		assertThat(bucket.tryAcquire(this.clock.nanos(), 4, 0).remaining()).isEqualTo(6);
+		assertThat(bucket.tryAcquire(this.clock.nanos(), 4, 0).remaining()).isEqualTo(2);
+		Decision rejected = bucket.tryAcquire(this.clock.nanos(), 4, 0);
 		assertThat(rejected.isAllowed()).isFalse();
 		assertThat(rejected.remaining()).isEqualTo(2);
 		assertThat(rejected.retryAfterNanos()).isEqualTo(Duration.ofSeconds(2).toNanos());
 		this.clock.advanceNanos(rejected.retryAfterNanos() - 1);
-		assertThat(bucket.tryAcquire(this.clock.nanos(), 4).isAllowed()).isFalse();
+		assertThat(bucket.tryAcquire(this.clock.nanos(), 4, 0).isAllowed()).isFalse();
 		this.clock.advanceNanos(1);
-		assertThat(bucket.tryAcquire(this.clock.nanos(), 4).isAllowed()).isTrue();
+		assertThat(bucket.tryAcquire(this.clock.nanos(), 4, 0).isAllowed()).isTrue();
 	}
 
 	@Test
@@ -72,16 +72,16 @@ class TokenBucketTests {
 		TokenBucket bucket = new TokenBucket(Limit.builder().limit(2).period(Duration.ofSeconds(2)).build());
 		drain(bucket);
 		for (int i = 0; i < 100; i++) {
-			bucket.tryAcquire(this.clock.nanos(), 1);
+			bucket.tryAcquire(this.clock.nanos(), 1, 0);
 		}
 		this.clock.advance(Duration.ofSeconds(1));
-		assertThat(bucket.tryAcquire(this.clock.nanos(), 1).isAllowed()).isTrue();
+		assertThat(bucket.tryAcquire(this.clock.nanos(), 1, 0).isAllowed()).isTrue();
 	}
 
 	@Test
 	void releaseGivesTokensBackButNeverBeyondFull() {
 		TokenBucket bucket = new TokenBucket(Limit.builder().limit(5).period(Duration.ofSeconds(5)).build());
-		bucket.tryAcquire(this.clock.nanos(), 3);
+		bucket.tryAcquire(this.clock.nanos(), 3, 0);
 		assertThat(bucket.release(this.clock.nanos(), 2).remaining()).isEqualTo(4);
 		assertThat(bucket.release(this.clock.nanos(), 5).remaining()).isEqualTo(5);
 		assertThat(drain(bucket)).isEqualTo(5);
@@ -117,7 +117,7 @@ class TokenBucketTests {
 			for (int step = 0; step < 300; step++) {
 				this.clock.advanceNanos((long) (random.nextDouble() * limit.emissionIntervalNanos() * 2));
 				long cost = 1 + random.nextInt((int) Math.min(burst, 3));
-				Decision actual = bucket.tryAcquire(this.clock.nanos(), cost);
+				Decision actual = bucket.tryAcquire(this.clock.nanos(), cost, 0);
 				ReferenceBucket.Outcome expected = reference.acquire(this.clock.nanos(), cost);
 				assertThat(actual.isAllowed()).as("run %d step %d", run, step).isEqualTo(expected.allowed());
 				assertThat(actual.remaining()).as("remaining, run %d step %d", run, step).isEqualTo(expected.remaining());
@@ -130,7 +130,7 @@ class TokenBucketTests {
 
 	private int drain(TokenBucket bucket) {
 		int allowed = 0;
-		while (bucket.tryAcquire(this.clock.nanos(), 1).isAllowed()) {
+		while (bucket.tryAcquire(this.clock.nanos(), 1, 0).isAllowed()) {
 			allowed++;
 		}
 		return allowed;

@@ -55,7 +55,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Decision tryAcquire(Acquisition acquisition) {
-		return state(acquisition).tryAcquire(this.clock.nanos(), acquisition.cost());
+		return state(acquisition).tryAcquire(this.clock.nanos(), acquisition.cost(), acquisition.maxWaitNanos());
 	}
 
 	@Override

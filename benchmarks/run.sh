@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every benchmark in one go (about 20 minutes on a 2-core machine): JMH decision throughput and
+# scaling against Bucket4j and the floor, memory per key, and the sample app's HTTP overhead (with wrk
+# when installed, else a JDK HttpClient load generator). Writes benchmarks/results/results.json and
+# results.md, prints the tables with the ratios ours/peer, and draws docs/benchmarks.png.
+#
+#   benchmarks/run.sh                     everything
+#   benchmarks/run.sh --only=local,http   some sections (local, keys, threads, memory, http)
+#   benchmarks/run.sh --quick             short iterations, to check that everything runs
+#   MVN_FLAGS=-o benchmarks/run.sh        build offline
+#
+# Run it on an otherwise idle machine: other processes on the same cores show up in every figure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mvn -B -q ${MVN_FLAGS:-} package -pl benchmarks,sample-app -am -DskipTests
+exec java -jar benchmarks/target/benchmarks.jar "$@"

@@ -1,0 +1,130 @@
+package io.github.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The sample app's executable jar running in its own JVM on a free loopback port. Closing it stops the
+ * process.
+ */
+final class SampleApp implements AutoCloseable {
+
+	/** The sample app's heap: fixed, the same on both sides. */
+	static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx512m");
+
+	private final String name;
+
+	private final Process process;
+
+	private final int port;
+
+	private final Path log;
+
+	private SampleApp(String name, Process process, int port, Path log) {
+		this.name = name;
+		this.process = process;
+		this.port = port;
+		this.log = log;
+	}
+
+	/**
+	 * Starts the app.
+	 * @param jar the executable jar
+	 * @param name names the log file
+	 * @param logDirectory where the log goes
+	 * @param arguments application arguments, e.g. {@code --rate-limit.enabled=false}
+	 * @return the running app (not yet ready)
+	 * @throws IOException when the process cannot start
+	 */
+	static SampleApp start(Path jar, String name, Path logDirectory, List<String> arguments) throws IOException {
+		int port = freePort();
+		List<String> command = new ArrayList<>();
+		command.add(MemorySection.javaExecutable());
+		command.addAll(JVM_ARGS);
+		command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
+		command.addAll(arguments);
+		Files.createDirectories(logDirectory);
+		Path log = logDirectory.resolve("sample-app-" + name + ".log");
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+		return new SampleApp(name, process, port, log);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+	/**
+	 * Returns a URI of the app.
+	 * @param path e.g. {@code /api/hello}
+	 * @return the loopback URI
+	 */
+	URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+	/**
+	 * Waits until the app answers.
+	 * @param timeout how long to wait at most
+	 * @throws Exception when the app stops or does not answer in time (with its log)
+	 */
+	void awaitReady(Duration timeout) throws Exception {
+		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("The sample app (" + this.name + ") stopped:\n" + logTail());
+			}
+			try {
+				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(uri("/api/ping")).build(),
+						HttpResponse.BodyHandlers.discarding());
+				if (response.statusCode() == 200) {
+					return;
+				}
+			}
+			catch (IOException ex) {
+				// Not listening yet.
+			}
+			Thread.sleep(200);
+		}
+		throw new IllegalStateException("The sample app (" + this.name + ") did not answer within " + timeout + ":\n"
+				+ logTail());
+	}
+
+	/**
+	 * Sends one GET.
+	 * @param path e.g. {@code /api/hello}
+	 * @return the response
+	 * @throws Exception when it fails
+	 */
+	HttpResponse<String> get(String path) throws Exception {
+		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		return client.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private String logTail() throws IOException {
+		List<String> lines = Files.readAllLines(this.log, StandardCharsets.UTF_8);
+		return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+	}
+
+	@Override
+	public void close() throws InterruptedException {
+		this.process.destroy();
+		if (!this.process.waitFor(15, TimeUnit.SECONDS)) {
+			this.process.destroyForcibly();
+			this.process.waitFor(5, TimeUnit.SECONDS);
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package io.github.ratelimit.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import javax.imageio.ImageIO;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Checks that the benchmarks start and that every implementation decides alike; measures nothing (no
+ * timing is asserted anywhere).
+ */
+class BenchmarksSmokeTests {
+
+	@Test
+	void everyImplementationAllowsUnderTheGenerousPolicy() {
+		OursLimiter ours = new OursLimiter(Policy.ALLOWED, 100);
+		Bucket4jLimiter bucket4j = new Bucket4jLimiter(Policy.ALLOWED, 100);
+		for (int i = 0; i < 1000; i++) {
+			assertThat(ours.tryAcquire("10.0.0.1").isAllowed()).isTrue();
+			assertThat(bucket4j.tryAcquire("10.0.0.1").isConsumed()).isTrue();
+		}
+	}
+
+	@Test
+	void everyImplementationRejectsTheSecondRequestUnderTheStrictPolicy() {
+		OursLimiter ours = new OursLimiter(Policy.REJECTED, 100);
+		Bucket4jLimiter bucket4j = new Bucket4jLimiter(Policy.REJECTED, 100);
+		assertThat(ours.tryAcquire("10.0.0.1").isAllowed()).isTrue();
+		assertThat(bucket4j.tryAcquire("10.0.0.1").isConsumed()).isTrue();
+		assertThat(ours.tryAcquire("10.0.0.1").isAllowed()).isFalse();
+		assertThat(bucket4j.tryAcquire("10.0.0.1").isConsumed()).isFalse();
+		assertThat(ours.tryAcquire("10.0.0.2").isAllowed()).isTrue();
+		assertThat(bucket4j.tryAcquire("10.0.0.2").isConsumed()).isTrue();
+	}
+
+	@Test
+	void theFloorCountsOncePerCall() {
+		FloorLimiter floor = new FloorLimiter(100);
+		assertThat(floor.tryAcquire("10.0.0.1")).isTrue();
+		assertThat(floor.tryAcquire("10.0.0.1")).isTrue();
+		assertThat(floor.size()).isEqualTo(1);
+	}
+
+	@Test
+	void keysAreDistinctAddressesInRandomOrder() {
+		Keys keys = new Keys(1000);
+		assertThat(keys.get(0)).isEqualTo("10.0.0.1");
+		assertThat(keys.get(999)).isEqualTo("10.0.3.232");
+		assertThat(Keys.name(999_999)).isEqualTo("10.15.66.64");
+		assertThat(java.util.stream.IntStream.range(0, 5000).map(keys::indexAt).distinct().count()).isGreaterThan(900);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "ours", "oursTokenBucketOnly", "bucket4j", "floor", "floorExpiring" })
+	void everyBenchmarkMethodRunsInProcess(String method) {
+		for (String policy : List.of("allowed", "rejected")) {
+			DecisionBenchmark benchmark = new DecisionBenchmark();
+			benchmark.keys = 100;
+			benchmark.policy = policy;
+			benchmark.setUp(method);
+			DecisionBenchmark.Cursor cursor = new DecisionBenchmark.Cursor();
+			Object answer = switch (method) {
+				case "ours" -> benchmark.ours(cursor).isAllowed();
+				case "oursTokenBucketOnly" -> benchmark.oursTokenBucketOnly(cursor).isAllowed();
+				case "bucket4j" -> benchmark.bucket4j(cursor).isConsumed();
+				case "floor" -> benchmark.floor(cursor);
+				default -> benchmark.floorExpiring(cursor);
+			};
+			boolean expected = method.startsWith("floor") || policy.equals("allowed");
+			assertThat(answer).as(method + " under " + policy).isEqualTo(expected);
+		}
+	}
+
+	@Test
+	void jmhRunsABenchmarkWithoutForking() throws Exception {
+		Collection<RunResult> results = new Runner(new OptionsBuilder()
+			.include(DecisionBenchmark.class.getName() + "\\.ours$")
+			.param("keys", "10")
+			.param("policy", "allowed")
+			.forks(0)
+			.threads(1)
+			.warmupIterations(0)
+			.measurementIterations(1)
+			.measurementTime(TimeValue.milliseconds(100))
+			.verbosity(VerboseMode.SILENT)
+			.build()).run();
+		assertThat(results).hasSize(1);
+		assertThat(results.iterator().next().getParams().getBenchmark()).endsWith(".ours");
+	}
+
+	@Test
+	void memoryFootprintPrintsItsResult() throws Exception {
+		assertThat(MemoryFootprint.measure("ours", 1000)).startsWith("RESULT implementation=ours keys=1000 tracked=1000 ");
+	}
+
+	@Test
+	void aForkIsSummedUpByItsMedianIteration() {
+		Jmh.Fork fork = new Jmh.Fork("bucket4j", Map.of("keys", "1"), 2, new double[] { 9, 1, 5, 6, 4 }, 0.02);
+		Measurement measurement = fork.measurement("1 key");
+		assertThat(measurement.implementation()).isEqualTo("Bucket4j");
+		assertThat(measurement.value()).isEqualTo(5);
+		assertThat(measurement.error()).isEqualTo(1);
+		assertThat(Jmh.combinations(new java.util.LinkedHashMap<>(Map.of("keys", List.of("1", "2"))))).hasSize(2);
+	}
+
+	@Test
+	void wrkOutputIsRead() {
+		String output = """
+				Running 8s test @ http://127.0.0.1:40000/api/hello
+				  1 threads and 16 connections
+				  Thread Stats   Avg      Stdev     Max   +/- Stdev
+				    Latency     1.02ms  512.00us  30.00ms   90.00%
+				    Req/Sec    15.50k     1.20k   17.00k    70.00%
+				  Latency Distribution
+				     50%  820.00us
+				     75%    1.10ms
+				     90%    1.50ms
+				     99%    3.25ms
+				  123456 requests in 8.00s, 20.00MB read
+				  Non-2xx or 3xx responses: 7
+				Requests/sec:  15432.00
+				Transfer/sec:      2.50MB
+				""";
+		LoadGenerator.LoadResult result = WrkLoadGenerator.parse(output);
+		assertThat(result.requests()).isEqualTo(123456);
+		assertThat(result.seconds()).isEqualTo(8.0);
+		assertThat(result.failures()).isEqualTo(7);
+		assertThat(result.p50Millis()).isEqualTo(0.82);
+		assertThat(result.p99Millis()).isEqualTo(3.25);
+	}
+
+	@Test
+	void resultsTableJsonAndChartAreWritten(@TempDir Path directory) throws Exception {
+		SectionResult local = new SectionResult();
+		for (String figure : List.of("1 key, all allowed", "100,000 keys, mostly rejected")) {
+			local.add(new Measurement(figure, "ours", 12.3, 0.4, "ops/µs"))
+				.add(new Measurement(figure, "ours: bucket only", 20.1, 0.4, "ops/µs"))
+				.add(new Measurement(figure, "Bucket4j", 5.7, 0.2, "ops/µs"))
+				.add(new Measurement(figure, "floor", 12.9, 0.3, "ops/µs"));
+			local.compare(figure, "ours", "Bucket4j", Comparison.Target.atLeast(2))
+				.compare(figure, "ours", "floor", Comparison.Target.atLeast(0.8));
+		}
+		SectionResult keys = new SectionResult();
+		for (int count : ScalingSection.keyCounts()) {
+			keys.add(new Measurement(ScalingSection.keysFigure(count), "ours", 10 - Math.log10(count), "ops/µs"))
+				.add(new Measurement(ScalingSection.keysFigure(count), "Bucket4j", 5 - Math.log10(count) / 2, "ops/µs"));
+		}
+		SectionResult http = HttpOverheadSection.result(
+				List.of(new LoadGenerator.LoadResult(100_000, 8, 0, 0.8, 3.1)),
+				List.of(new LoadGenerator.LoadResult(102_000, 8, 0, 0.78, 3.0)));
+		Settings settings = new Settings(true, directory, directory.resolve("chart.png"), directory, directory, 0);
+		List<SectionOutcome> outcomes = List.of(new SectionOutcome(new LocalDecisionSection(), local, null, 1),
+				new SectionOutcome(ScalingSection.byKeys(), keys, null, 1),
+				new SectionOutcome(ScalingSection.byThreads(), null, "skipped", 0),
+				new SectionOutcome(new HttpOverheadSection(new JdkLoadGenerator()), http, null, 1));
+
+		String table = Report.tables(outcomes, false);
+		assertThat(table).contains("ours/Bucket4j (>= 2)").contains("2.16 ✓").contains("0.95 ✓").contains("Not measured: skipped");
+		String json = Report.json(Map.of("quick", "true"), outcomes);
+		assertThat(json).contains("\"ratio\": 2.1579").contains("\"failure\": \"skipped\"");
+		Chart.render(outcomes, "smoke test", settings.chart());
+		assertThat(ImageIO.read(settings.chart().toFile()).getWidth()).isEqualTo(1500);
+		assertThat(Files.size(settings.chart())).isGreaterThan(10_000);
+	}
+}

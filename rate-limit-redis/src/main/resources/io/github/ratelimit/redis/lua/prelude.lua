@@ -1,0 +1,51 @@
+-- Shared by every rate limit script. Times and durations are integer microseconds held in Lua
+-- doubles: exact up to 2^53 (about 285 years of microseconds), so an epoch timestamp (~1.8e15)
+-- plus the longest budget a Limit allows (100 years, ~3.2e15) stays exact.
+if redis.replicate_commands then
+  pcall(redis.replicate_commands)
+end
+
+local ALGORITHMS = {}
+
+-- Integer division truncating toward zero, like Java's long division, corrected for any
+-- rounding of the floating-point quotient.
+local function jdiv(a, b)
+  local negative = (a < 0) ~= (b < 0)
+  a = math.abs(a)
+  b = math.abs(b)
+  local q = math.floor(a / b)
+  if q * b > a then
+    q = q - 1
+  elseif (q + 1) * b <= a then
+    q = q + 1
+  end
+  if negative then
+    return -q
+  end
+  return q
+end
+
+-- Java's Math.floorDiv for a non-negative divisor.
+local function floordiv(a, b)
+  local q = jdiv(a, b)
+  if q * b ~= a and a < 0 then
+    q = q - 1
+  end
+  return q
+end
+
+-- Writes a number as an exact integer string (tostring would use exponent notation).
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+-- The key outlives its state: milliseconds rounded up, plus one for the gap between the
+-- script's clock read and the clock Redis expires keys by.
+local function ttl_ms(micros)
+  return math.ceil(micros / 1000) + 1
+end
+
+-- A decision as the driver returns it: allowed (0/1), remaining, reset, retry-after, wait.
+local function decision(allowed, remaining, reset, retry, wait)
+  return { allowed and 1 or 0, remaining, reset, retry, wait }
+end

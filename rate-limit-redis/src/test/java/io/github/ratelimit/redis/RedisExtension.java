@@ -1,0 +1,78 @@
+package io.github.ratelimit.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Starts one real Redis server per test class (register it as a static field with
+ * {@code @RegisterExtension}) and stops it after the class; gives tests a Spring
+ * {@link LettuceConnectionFactory} and Lettuce commands for looking inside.
+ */
+final class RedisExtension implements BeforeAllCallback, AfterAllCallback {
+
+	private RedisProcess redis;
+
+	private RedisClient client;
+
+	private StatefulRedisConnection<String, String> connection;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		this.redis = RedisProcess.launch();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		if (this.connectionFactory != null) {
+			this.connectionFactory.destroy();
+		}
+		if (this.client != null) {
+			this.client.shutdown();
+		}
+		this.redis.close();
+	}
+
+	int port() {
+		return this.redis.port();
+	}
+
+	RedisProcess process() {
+		return this.redis;
+	}
+
+	/**
+	 * Returns a started connection factory on this server, shared by the class.
+	 * @return the factory
+	 */
+	synchronized LettuceConnectionFactory connectionFactory() {
+		if (this.connectionFactory == null) {
+			this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port()));
+			this.connectionFactory.afterPropertiesSet();
+			this.connectionFactory.start();
+		}
+		return this.connectionFactory;
+	}
+
+	/**
+	 * Returns Lettuce commands on this server, for tests to look at keys.
+	 * @return the commands
+	 */
+	synchronized RedisCommands<String, String> commands() {
+		if (this.connection == null || !this.connection.isOpen()) {
+			if (this.client == null) {
+				this.client = RedisClient.create("redis://127.0.0.1:" + port());
+			}
+			this.connection = this.client.connect();
+		}
+		return this.connection.sync();
+	}
+}

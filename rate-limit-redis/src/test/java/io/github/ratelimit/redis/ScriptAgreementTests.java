@@ -1,0 +1,191 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.LimiterState;
+import io.github.ratelimit.core.RateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Every algorithm's Lua script decides exactly like its Java {@link LimiterState}, field by field,
+ * on randomised request sequences (fixed seeds) at the same microsecond-aligned times: single
+ * acquisitions with and without a maximum wait, releases, and all-or-nothing acquisitions of several
+ * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default.
+ * <p>
+ * The test's clock runs at least as fast as the real one, so that a key Redis expires (in real time)
+ * is always one whose state is fresh again in test time.
+ */
+class ScriptAgreementTests {
+
+	@RegisterExtension
+	static final RedisExtension redis = new RedisExtension();
+
+	private static final int SEQUENCES = 12;
+
+	private static final int STEPS = 250;
+
+	private final AtomicLong now = new AtomicLong();
+
+	private RedisRateLimitStore store;
+
+	@BeforeEach
+	void createStore() {
+		redis.commands().flushall();
+		this.store = RedisRateLimitStore.builder(redis.connectionFactory())
+			.timeout(Duration.ofSeconds(5))
+			.onFailure(OnFailure.DENY)
+			.clustered(false)
+			.clock(this.now::get)
+			.build();
+	}
+
+	@AfterEach
+	void closeStore() {
+		this.store.close();
+		assertThat(this.store.errors()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void scriptsAgreeWithTheJavaAlgorithm(Algorithm algorithm) {
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			run(algorithm, new Random(4_000L + 31L * sequence + algorithm.ordinal()), sequence);
+		}
+	}
+
+	private void run(Algorithm algorithm, Random random, int sequence) {
+		List<Limit> limits = List.of(randomLimit(algorithm, random), randomLimit(algorithm, random));
+		List<String> keys = List.of("a", "b", "c");
+		JavaStore java = new JavaStore();
+		long startReal = System.nanoTime();
+		long startMicros = 1_767_225_600_000_000L + random.nextInt(1_000_000_000);
+		long jumps = 0;
+		List<String> history = new ArrayList<>();
+		for (int step = 0; step < STEPS; step++) {
+			jumps += advance(random, limits.get(random.nextInt(limits.size())));
+			long micros = startMicros + jumps + (System.nanoTime() - startReal) / 1000;
+			this.now.set(micros);
+			java.nowNanos = micros * 1000;
+			int op = random.nextInt(10);
+			List<Acquisition> acquisitions = new ArrayList<>();
+			int count = (op < 2) ? 2 + random.nextInt(2) : 1;
+			for (int i = 0; i < count; i++) {
+				int which = (count > 1) ? i % limits.size() : random.nextInt(limits.size());
+				Limit limit = limits.get(which);
+				long cost = 1 + ((random.nextInt(4) == 0) ? random.nextInt((int) limit.burst()) : 0);
+				long maxWait = (random.nextInt(4) == 0) ? random.nextLong(limit.period().toNanos() + 1) : 0;
+				acquisitions.add(new Acquisition("s" + sequence + "-limit-" + which, limit, keys.get(random.nextInt(keys.size())), cost,
+						maxWait));
+			}
+			List<Decision> expected;
+			List<Decision> actual;
+			String what;
+			if (op == 9) {
+				what = "release " + describe(acquisitions.get(0));
+				expected = List.of(java.release(acquisitions.get(0)));
+				actual = List.of(this.store.release(acquisitions.get(0)));
+			}
+			else if (count > 1) {
+				what = "acquireAll " + acquisitions.stream().map(ScriptAgreementTests::describe).toList();
+				expected = java.tryAcquireAll(acquisitions);
+				actual = this.store.tryAcquireAll(acquisitions);
+			}
+			else {
+				what = "acquire " + describe(acquisitions.get(0));
+				expected = List.of(java.tryAcquire(acquisitions.get(0)));
+				actual = List.of(this.store.tryAcquire(acquisitions.get(0)));
+			}
+			history.add("t=" + (micros - startMicros) + "us " + what + " -> " + expected);
+			if (!actual.equals(expected)) {
+				fail("Sequence " + sequence + " of " + algorithm + " " + limits + " disagrees at step " + step + ": " + what
+						+ "\n  java:  " + expected + "\n  redis: " + actual + "\nhistory:\n  "
+						+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
+			}
+			for (Acquisition acquisition : acquisitions) {
+				String key = this.store.redisKey(acquisition.limitId(), acquisition.key());
+				assertThat(redis.commands().pttl(key)).as("TTL of %s", key).isNotEqualTo(-1L);
+			}
+		}
+	}
+
+	private static long advance(Random random, Limit limit) {
+		long intervalMicros = limit.emissionIntervalNanos() / 1000;
+		return switch (random.nextInt(6)) {
+			case 0, 1 -> 0;
+			case 2 -> random.nextLong(intervalMicros + 1);
+			case 3 -> random.nextLong(3 * intervalMicros + 1);
+			case 4 -> random.nextLong(limit.period().toNanos() / 1000 + 1);
+			default -> random.nextLong(2 * limit.period().toNanos() / 1000 + 1);
+		};
+	}
+
+	/**
+	 * A limit whose period and emission interval are whole microseconds, so that the Java algorithm
+	 * (nanoseconds) and the script (microseconds) compute with the same numbers.
+	 */
+	private static Limit randomLimit(Algorithm algorithm, Random random) {
+		long limit = 1 + random.nextInt(12);
+		long intervalMicros = switch (random.nextInt(4)) {
+			case 0 -> 1 + random.nextInt(50);
+			case 1 -> 1_000 + random.nextInt(100_000);
+			case 2 -> 1_000_000;
+			default -> 1 + random.nextInt(5_000_000);
+		};
+		Limit.Builder builder = Limit.builder()
+			.algorithm(algorithm)
+			.limit(limit)
+			.period(Duration.ofNanos(limit * intervalMicros * 1000));
+		if (random.nextBoolean()) {
+			builder.burst(1 + random.nextInt((int) limit * 3));
+		}
+		return builder.build();
+	}
+
+	private static String describe(Acquisition acquisition) {
+		return acquisition.limitId() + "/" + acquisition.key() + " cost=" + acquisition.cost()
+				+ ((acquisition.maxWaitNanos() > 0) ? " maxWait=" + acquisition.maxWaitNanos() + "ns" : "");
+	}
+
+	/**
+	 * The Java algorithms at a given time, with the SPI's default all-or-nothing acquisition.
+	 */
+	private static final class JavaStore implements RateLimitStore {
+
+		private final Map<String, LimiterState> states = new HashMap<>();
+
+		private long nowNanos;
+
+		@Override
+		public Decision tryAcquire(Acquisition acquisition) {
+			return state(acquisition).tryAcquire(this.nowNanos, acquisition.cost(), acquisition.maxWaitNanos());
+		}
+
+		@Override
+		public Decision release(Acquisition acquisition) {
+			return state(acquisition).release(this.nowNanos, acquisition.cost());
+		}
+
+		private LimiterState state(Acquisition acquisition) {
+			return this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
+					(k) -> acquisition.limit().newState());
+		}
+	}
+}

@@ -6,10 +6,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -63,16 +65,37 @@ class ScriptAgreementTests {
 		assertThat(this.store.errors()).isZero();
 	}
 
+	private final Map<String, Integer> outcomes = new TreeMap<>();
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void scriptsAgreeWithTheJavaAlgorithm(Algorithm algorithm) {
 		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
-			run(algorithm, new Random(4_000L + 31L * sequence + algorithm.ordinal()), sequence);
+			Random random = new Random(4_000L + 31L * sequence + algorithm.ordinal());
+			run(List.of(randomLimit(algorithm, random), randomLimit(algorithm, random)), random, sequence);
+		}
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll");
+		if (algorithm.canDelay()) {
+			assertThat(this.outcomes).containsKey("delayed");
 		}
 	}
 
-	private void run(Algorithm algorithm, Random random, int sequence) {
-		List<Limit> limits = List.of(randomLimit(algorithm, random), randomLimit(algorithm, random));
+	@Test
+	void theCombinedScriptAgreesWhenLimitsUseDifferentAlgorithms() {
+		Algorithm[] algorithms = Algorithm.values();
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			Random random = new Random(9_000L + sequence);
+			List<Limit> limits = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				limits.add(randomLimit(algorithms[random.nextInt(algorithms.length)], random));
+			}
+			run(limits, random, sequence);
+		}
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll");
+	}
+
+	private void run(List<Limit> limits, Random random, int sequence) {
+		String algorithm = limits.stream().map((limit) -> limit.algorithm().id()).distinct().toList().toString();
 		List<String> keys = List.of("a", "b", "c");
 		JavaStore java = new JavaStore();
 		long startReal = System.nanoTime();
@@ -91,7 +114,7 @@ class ScriptAgreementTests {
 				int which = (count > 1) ? i % limits.size() : random.nextInt(limits.size());
 				Limit limit = limits.get(which);
 				long cost = 1 + ((random.nextInt(4) == 0) ? random.nextInt((int) limit.burst()) : 0);
-				long maxWait = (random.nextInt(4) == 0) ? random.nextLong(limit.period().toNanos() + 1) : 0;
+				long maxWait = (random.nextInt(4) == 0) ? random.nextLong(limit.period().toNanos() / 1000 + 1) * 1000 : 0;
 				acquisitions.add(new Acquisition("s" + sequence + "-limit-" + which, limit, keys.get(random.nextInt(keys.size())), cost,
 						maxWait));
 			}
@@ -114,6 +137,7 @@ class ScriptAgreementTests {
 				actual = List.of(this.store.tryAcquire(acquisitions.get(0)));
 			}
 			history.add("t=" + (micros - startMicros) + "us " + what + " -> " + expected);
+			count(op, expected);
 			if (!actual.equals(expected)) {
 				fail("Sequence " + sequence + " of " + algorithm + " " + limits + " disagrees at step " + step + ": " + what
 						+ "\n  java:  " + expected + "\n  redis: " + actual + "\nhistory:\n  "
@@ -124,6 +148,14 @@ class ScriptAgreementTests {
 				assertThat(redis.commands().pttl(key)).as("TTL of %s", key).isNotEqualTo(-1L);
 			}
 		}
+	}
+
+	private void count(int op, List<Decision> decisions) {
+		boolean rejected = decisions.stream().anyMatch((decision) -> !decision.isAllowed());
+		String outcome = (op == 9) ? "released" : (decisions.size() > 1 && rejected) ? "rejectedAll"
+				: rejected ? "rejected" : decisions.stream().anyMatch((decision) -> decision.waitNanos() > 0) ? "delayed"
+						: "allowed";
+		this.outcomes.merge(outcome, 1, Integer::sum);
 	}
 
 	private static long advance(Random random, Limit limit) {
@@ -143,6 +175,7 @@ class ScriptAgreementTests {
 	 */
 	private static Limit randomLimit(Algorithm algorithm, Random random) {
 		long limit = 1 + random.nextInt(12);
+		boolean burst = algorithm.hasBurst() && random.nextBoolean();
 		long intervalMicros = switch (random.nextInt(4)) {
 			case 0 -> 1 + random.nextInt(50);
 			case 1 -> 1_000 + random.nextInt(100_000);
@@ -153,7 +186,7 @@ class ScriptAgreementTests {
 			.algorithm(algorithm)
 			.limit(limit)
 			.period(Duration.ofNanos(limit * intervalMicros * 1000));
-		if (random.nextBoolean()) {
+		if (burst) {
 			builder.burst(1 + random.nextInt((int) limit * 3));
 		}
 		return builder.build();

@@ -5,7 +5,8 @@
 --          same way as RateLimitStore#tryAcquireAll) or 'release'.
 -- Then per acquisition, 7 values: algorithm, cost, max wait (us), limit, period (us),
 --          burst, emission interval (us).
--- Returns 5 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us).
+-- Returns 6 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
+--          and nanoseconds to add to retry-after.
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])

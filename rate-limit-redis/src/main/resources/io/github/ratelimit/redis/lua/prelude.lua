@@ -45,7 +45,32 @@ local function ttl_ms(micros)
   return math.ceil(micros / 1000) + 1
 end
 
--- A decision as the driver returns it: allowed (0/1), remaining, reset, retry-after, wait.
-local function decision(allowed, remaining, reset, retry, wait)
-  return { allowed and 1 or 0, remaining, reset, retry, wait }
+-- A decision as the driver returns it: allowed (0/1), remaining, reset, retry-after, wait (all
+-- microseconds), and nanoseconds to add to retry-after where an algorithm divides below a microsecond.
+local function decision(allowed, remaining, reset, retry, wait, retry_ns)
+  return { allowed and 1 or 0, remaining, reset, retry, wait, retry_ns or 0 }
+end
+
+-- floor(1000 * a / b) for a >= 0, b > 0 as (q, f) with the value 1000 * q + f, 0 <= f < 1000: a
+-- quotient in nanoseconds of values in microseconds, exact where 1000 * a would not be.
+local function floordiv_ns(a, b)
+  local q = floordiv(a, b)
+  return q, floordiv(1000 * (a - q * b), b)
+end
+
+-- The buckets' shared release (GcraState): tat moves back by cost * T, never before now.
+local function gcra_release(key, now, p, cost)
+  local interval = p.interval
+  local tat = tonumber(redis.call('GET', key)) or now
+  local new_tat = math.max(tat - cost * interval, now)
+  if new_tat < tat then
+    if new_tat > now then
+      redis.call('SET', key, int(new_tat), 'PX', ttl_ms(new_tat - now))
+    else
+      redis.call('DEL', key)
+    end
+    tat = new_tat
+  end
+  local used = math.max(0, tat - now)
+  return decision(true, math.max(0, jdiv(interval * p.burst - used, interval)), used, 0, 0)
 end

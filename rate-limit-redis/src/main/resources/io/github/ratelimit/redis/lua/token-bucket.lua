@@ -1,6 +1,6 @@
 -- Token bucket as GCRA, mirroring io.github.ratelimit.core.TokenBucket: the whole state is the
--- theoretical arrival time (tat, epoch microseconds) at which the bucket is full again. A key
--- that does not exist is a full bucket; the key expires when its tat passes.
+-- theoretical arrival time (tat, epoch microseconds) at which the bucket is full again, stored as a
+-- string. A missing key is a full bucket; the key expires when its tat passes.
 ALGORITHMS['token-bucket'] = {
 
   acquire = function(key, now, p, cost, max_wait)
@@ -23,19 +23,5 @@ ALGORITHMS['token-bucket'] = {
     return decision(true, 0, used, 0, wait)
   end,
 
-  release = function(key, now, p, cost)
-    local interval = p.interval
-    local tat = tonumber(redis.call('GET', key)) or now
-    local new_tat = math.max(tat - cost * interval, now)
-    if new_tat < tat then
-      if new_tat > now then
-        redis.call('SET', key, int(new_tat), 'PX', ttl_ms(new_tat - now))
-      else
-        redis.call('DEL', key)
-      end
-      tat = new_tat
-    end
-    local used = math.max(0, tat - now)
-    return decision(true, jdiv(interval * p.burst - used, interval), used, 0, 0)
-  end
+  release = gcra_release
 }

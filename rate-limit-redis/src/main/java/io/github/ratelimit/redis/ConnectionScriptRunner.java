@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -55,6 +56,23 @@ final class ConnectionScriptRunner implements ScriptRunner {
 		}
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	@Override
+	public void warmUp(Collection<LuaScript> scripts) {
+		try {
+			this.executor.execute(() -> {
+				try (RedisConnection connection = this.factory.getConnection()) {
+					scripts.forEach((script) -> connection.scriptingCommands().scriptLoad(script.source()));
+				}
+				catch (RuntimeException ex) {
+					// the first calls connect and load
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			// the first calls connect and load
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -55,6 +56,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 		}
 	}
 
+	@Override
+	public void warmUp(Collection<LuaScript> scripts) {
+		connection().thenAccept((connection) -> scripts.forEach((script) -> connection.commands().scriptLoad(script.source())));
+	}
+
 	private static Object await(RedisFuture<Object> reply, long deadline) throws Exception {
 		try {
 			return reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
@@ -70,16 +76,38 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline) throws Exception {
-		CompletableFuture<Connection> current = this.connection.get();
-		if (current == null || current.isCompletedExceptionally()) {
-			CompletableFuture<Connection> next = CompletableFuture.supplyAsync(this::connect, this.connector);
-			current = this.connection.compareAndSet(current, next) ? next : this.connection.get();
-		}
+		CompletableFuture<Connection> current = connection();
 		try {
 			return current.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS).commands();
 		}
 		catch (ExecutionException ex) {
 			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	private CompletableFuture<Connection> connection() {
+		while (true) {
+			CompletableFuture<Connection> current = this.connection.get();
+			if (current != null && !current.isCompletedExceptionally()) {
+				return current;
+			}
+			CompletableFuture<Connection> next = new CompletableFuture<>();
+			if (this.connection.compareAndSet(current, next)) {
+				try {
+					this.connector.execute(() -> {
+						try {
+							next.complete(connect());
+						}
+						catch (RuntimeException ex) {
+							next.completeExceptionally(ex);
+						}
+					});
+				}
+				catch (RuntimeException ex) {
+					next.completeExceptionally(ex);
+				}
+				return next;
+			}
 		}
 	}
 

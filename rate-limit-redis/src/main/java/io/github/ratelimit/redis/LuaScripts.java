@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,12 @@ final class LuaScripts {
 			}
 		}
 		return this.byAlgorithm.get(algorithm);
+	}
+
+	List<LuaScript> all() {
+		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
+		all.add(this.combined);
+		return all;
 	}
 
 	LuaScript forAlgorithm(Algorithm algorithm) {

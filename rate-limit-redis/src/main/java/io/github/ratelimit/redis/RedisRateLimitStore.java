@@ -98,6 +98,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.breaker = new CircuitBreaker(builder.failureThreshold, builder.probeInterval.toNanos(), System::nanoTime);
 		this.clustered = (builder.clustered != null) ? builder.clustered : isCluster(builder.connectionFactory);
 		this.nowMicros = builder.nowMicros;
+		runner.warmUp(this.scripts.all());
 	}
 
 	/**

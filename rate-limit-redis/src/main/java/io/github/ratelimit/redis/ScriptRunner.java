@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
@@ -21,6 +22,13 @@ interface ScriptRunner extends AutoCloseable {
 	 * @throws Exception when Redis fails or refuses
 	 */
 	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception;
+
+	/**
+	 * Connects and loads the scripts in the background, so that the first decisions need not wait
+	 * for either; failures are ignored (the first calls then connect and load).
+	 * @param scripts the scripts to load
+	 */
+	void warmUp(Collection<LuaScript> scripts);
 
 	@Override
 	void close();

@@ -1,13 +1,19 @@
 package io.github.ratelimit.redis;
 
+import java.time.Duration;
+
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -60,6 +66,26 @@ final class RedisExtension implements BeforeAllCallback, AfterAllCallback {
 			this.connectionFactory.start();
 		}
 		return this.connectionFactory;
+	}
+
+	/**
+	 * Creates a connection factory that reconnects every 50 ms after losing Redis (Lettuce's default
+	 * backs off up to 30 s), for tests that stop and start the server. The caller destroys it.
+	 * @return a started factory
+	 */
+	LettuceConnectionFactory newFastReconnectingFactory() {
+		return fastReconnectingFactory(port());
+	}
+
+	static LettuceConnectionFactory fastReconnectingFactory(int port) {
+		ClientResources resources = DefaultClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofMillis(50)))
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port),
+				LettuceClientConfiguration.builder().clientResources(resources).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	/**

@@ -70,6 +70,9 @@ final class RedisProcess implements AutoCloseable {
 				"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.dir.toString(),
 				"--daemonize", "no", "--loglevel", "warning"));
 		command.addAll(this.extraArgs);
+		if (isRunning()) {
+			throw new IllegalStateException("Redis already runs on port " + this.port);
+		}
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(this.dir.resolve("redis.log").toFile())
@@ -85,6 +88,14 @@ final class RedisProcess implements AutoCloseable {
 			}
 			sleep(20);
 		}
+	}
+
+	/**
+	 * Says whether the process runs (it may still be paused or busy).
+	 * @return {@code true} unless killed
+	 */
+	synchronized boolean isRunning() {
+		return this.process != null && this.process.isAlive();
 	}
 
 	/**

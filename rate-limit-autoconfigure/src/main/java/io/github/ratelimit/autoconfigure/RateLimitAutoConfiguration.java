@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
 
@@ -106,7 +107,7 @@ public final class RateLimitAutoConfiguration {
 		if (rateLimitStore == null) {
 			throw new RateLimitConfigurationException("rate-limit.store.type",
 					"store type '" + properties.getStore().getType().name().toLowerCase() + "' has no store on the classpath",
-					"Add io.github.ratelimit:rate-limit-redis and spring-boot-starter-data-redis, or use rate-limit.store.type=caffeine");
+					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
 		}
 		RateLimitFilter filter = new RateLimitFilter(policyResolver, rateLimitStore, headers, rejectionHandler);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
@@ -115,6 +116,14 @@ public final class RateLimitAutoConfiguration {
 		// Only the original dispatch is limited: async and error dispatches of a request are not counted again.
 		registration.setDispatcherTypes(DispatcherType.REQUEST);
 		return registration;
+	}
+
+	private static String missingRedisDependency() {
+		ClassLoader classLoader = RateLimitAutoConfiguration.class.getClassLoader();
+		if (!ClassUtils.isPresent("io.github.ratelimit.redis.RedisRateLimitStore", classLoader)) {
+			return "Add io.github.ratelimit:rate-limit-redis and org.springframework.boot:spring-boot-starter-data-redis";
+		}
+		return "Add org.springframework.boot:spring-boot-starter-data-redis (rate-limit-redis runs on Spring Data Redis)";
 	}
 
 	@Configuration(proxyBeanMethods = false)

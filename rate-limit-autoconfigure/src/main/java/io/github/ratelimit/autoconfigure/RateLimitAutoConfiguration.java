@@ -33,6 +33,7 @@ import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicyResolver;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
+import io.github.ratelimit.web.RequestDelay;
 
 /**
  * Rate limiting for Spring MVC applications: registers the {@link RateLimitFilter} with the policies
@@ -99,17 +100,23 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	RequestDelay rateLimitRequestDelay() {
+		return RequestDelay.SLEEP;
+	}
+
+	@Bean
 	@ConditionalOnMissingFilterBean(RateLimitFilter.class)
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
 			RateLimitPolicyResolver policyResolver, ObjectProvider<RateLimitStore> store, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejectionHandler) {
+			RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
 		RateLimitStore rateLimitStore = store.getIfAvailable();
 		if (rateLimitStore == null) {
 			throw new RateLimitConfigurationException("rate-limit.store.type",
 					"store type '" + properties.getStore().getType().name().toLowerCase() + "' has no store on the classpath",
 					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
 		}
-		RateLimitFilter filter = new RateLimitFilter(policyResolver, rateLimitStore, headers, rejectionHandler);
+		RateLimitFilter filter = new RateLimitFilter(policyResolver, rateLimitStore, headers, rejectionHandler, delay);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

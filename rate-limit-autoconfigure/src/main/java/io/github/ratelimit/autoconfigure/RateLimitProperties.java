@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.OnLimit;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
@@ -214,7 +215,8 @@ public class RateLimitProperties {
 	public static class Policy {
 
 		/**
-		 * Algorithm: token-bucket.
+		 * Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter or
+		 * leaky-bucket.
 		 */
 		private String algorithm = "token-bucket";
 
@@ -243,6 +245,34 @@ public class RateLimitProperties {
 		 * Tokens one request takes; at most the burst.
 		 */
 		private long cost = 1;
+
+		/**
+		 * What happens to a request over the limit: reject (429 at once) or delay (wait up to
+		 * max-delay for its turn, then 429); delay needs token-bucket or leaky-bucket.
+		 */
+		private OnLimit onLimit = OnLimit.REJECT;
+
+		/**
+		 * With on-limit delay: the longest a request may wait for its turn; a request whose turn is
+		 * further away gets the 429 at once.
+		 */
+		private Duration maxDelay = Duration.ZERO;
+
+		public OnLimit getOnLimit() {
+			return this.onLimit;
+		}
+
+		public void setOnLimit(OnLimit onLimit) {
+			this.onLimit = onLimit;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
 
 		public String getAlgorithm() {
 			return this.algorithm;

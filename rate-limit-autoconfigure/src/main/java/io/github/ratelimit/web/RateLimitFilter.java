@@ -17,7 +17,8 @@ import io.github.ratelimit.core.RateLimitStore;
 
 /**
  * Limits requests: finds the policies that apply, resolves each one's key, asks the store for all of
- * them at once (all or nothing), writes the headers, then lets the request through or rejects it.
+ * them at once (all or nothing), writes the headers, then rejects the request, or lets it through,
+ * after waiting for its turn in delay mode.
  * Runs once per request: async and error dispatches are not counted again. Thread-safe.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
@@ -36,19 +37,23 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitRejectionHandler rejectionHandler;
 
+	private final RequestDelay delay;
+
 	/**
 	 * Creates the filter.
 	 * @param policyResolver finds the policies of a request
 	 * @param store decides
 	 * @param headers writes the rate limit headers
 	 * @param rejectionHandler answers rejected requests
+	 * @param delay holds requests that wait for their turn (delay mode)
 	 */
 	public RateLimitFilter(RateLimitPolicyResolver policyResolver, RateLimitStore store, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejectionHandler) {
+			RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
 		this.policyResolver = policyResolver;
 		this.store = store;
 		this.headers = headers;
 		this.rejectionHandler = rejectionHandler;
+		this.delay = delay;
 	}
 
 	@Override
@@ -66,11 +71,19 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		List<Decision> decisions = this.store.tryAcquireAll(acquisitions);
 		RateLimitResult result = new RateLimitResult(policies, decisions);
 		this.headers.write(result, response);
-		if (result.isAllowed()) {
-			chain.doFilter(request, response);
-		}
-		else {
+		if (!result.isAllowed()) {
 			this.rejectionHandler.reject(request, response, result);
+			return;
 		}
+		if (result.waitNanos() > 0) {
+			try {
+				this.delay.await(result.waitNanos());
+			}
+			catch (InterruptedException ex) {
+				// Shutting down: the request keeps its turn and proceeds now.
+				Thread.currentThread().interrupt();
+			}
+		}
+		chain.doFilter(request, response);
 	}
 }

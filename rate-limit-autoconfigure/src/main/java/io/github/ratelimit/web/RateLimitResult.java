@@ -88,6 +88,22 @@ public final class RateLimitResult {
 	}
 
 	/**
+	 * Returns how long an allowed request must wait for its turn (delay mode): the longest wait of its
+	 * limits.
+	 * @return nanoseconds; 0 when it proceeds at once or was rejected
+	 */
+	public long waitNanos() {
+		if (!this.allowed) {
+			return 0;
+		}
+		long nanos = 0;
+		for (Decision decision : this.decisions) {
+			nanos = Math.max(nanos, decision.waitNanos());
+		}
+		return nanos;
+	}
+
+	/**
 	 * Returns the index of the most restrictive decision: the rejection with the longest wait, else
 	 * the fewest remaining tokens (the later reset on a tie).
 	 * @return an index into {@link #decisions()}

@@ -24,7 +24,8 @@ class RateLimitFilterTests {
 	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
 
 	private final RateLimitPolicy api = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api",
-			"rate-limit.policies.api", false, "token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1), this.keyResolvers);
+			"rate-limit.policies.api", false, "token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT,
+			Duration.ZERO), this.keyResolvers);
 
 	@Test
 	void allowedRequestsPassWithHeadersAndRejectedOnesStop() throws Exception {
@@ -71,7 +72,7 @@ class RateLimitFilterTests {
 				new RateLimitHeaders(HeaderStyle.BOTH), (request, response, result) -> {
 					response.setStatus(503);
 					response.getWriter().write("busy: " + result.violatedPolicies());
-				});
+				}, RequestDelay.SLEEP);
 		send(filter, "/api/x");
 		send(filter, "/api/x");
 		MockHttpServletResponse rejected = send(filter, "/api/x");
@@ -82,7 +83,7 @@ class RateLimitFilterTests {
 
 	private RateLimitFilter filter(HeaderStyle style) {
 		return new RateLimitFilter(resolver(), new CaffeineRateLimitStore(100, this.clock), new RateLimitHeaders(style),
-				new ProblemDetailRejectionHandler());
+				new ProblemDetailRejectionHandler(), RequestDelay.SLEEP);
 	}
 
 	private RateLimitPolicyResolver resolver() {

@@ -101,13 +101,15 @@ class RedisRateLimitAutoConfigurationTests {
 
 	@Test
 	void withoutSpringDataRedisTheFailureSaysWhichDependencyToAdd() {
-		this.runner.withPropertyValues("rate-limit.store.type=redis")
-			.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedisRateLimitAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withPropertyValues("rate-limit.store.type=redis")
+			.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("rate-limit.store.type: store type 'redis' has no store on the classpath")
-				.hasMessageContaining("spring-boot-starter-data-redis"));
+				.hasMessageContaining("Add org.springframework.boot:spring-boot-starter-data-redis (rate-limit-redis runs on Spring Data Redis)"));
 	}
 
 	@Test

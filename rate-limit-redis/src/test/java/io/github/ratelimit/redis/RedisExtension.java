@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -28,6 +29,8 @@ final class RedisExtension implements BeforeAllCallback, AfterAllCallback {
 	private RedisClient client;
 
 	private StatefulRedisConnection<String, String> connection;
+
+	private StatefulRedisConnection<byte[], byte[]> binaryConnection;
 
 	private LettuceConnectionFactory connectionFactory;
 
@@ -86,6 +89,18 @@ final class RedisExtension implements BeforeAllCallback, AfterAllCallback {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/**
+	 * Returns Lettuce commands on raw bytes, for DUMP.
+	 * @return the commands
+	 */
+	synchronized RedisCommands<byte[], byte[]> binaryCommands() {
+		if (this.binaryConnection == null || !this.binaryConnection.isOpen()) {
+			commands();
+			this.binaryConnection = this.client.connect(ByteArrayCodec.INSTANCE);
+		}
+		return this.binaryConnection.sync();
 	}
 
 	/**

@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class RedisProcess implements AutoCloseable {
 
+	/** {@code -Dredis.embedded=true} ignores the PATH: the embedded binary, no redis-cli. */
+	private static final boolean EMBEDDED_ONLY = Boolean.getBoolean("redis.embedded");
+
 	private static Path binary;
 
 	private final int port;
@@ -141,7 +144,7 @@ final class RedisProcess implements AutoCloseable {
 	 */
 	static Optional<Path> onPath(String name) {
 		String path = System.getenv("PATH");
-		if (path == null) {
+		if (path == null || EMBEDDED_ONLY) {
 			return Optional.empty();
 		}
 		return Arrays.stream(path.split(File.pathSeparator))

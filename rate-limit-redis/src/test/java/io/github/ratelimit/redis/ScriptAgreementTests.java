@@ -1,6 +1,8 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,8 +34,10 @@ import static org.assertj.core.api.Assertions.fail;
  * acquisitions with and without a maximum wait, releases, and all-or-nothing acquisitions of several
  * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default.
  * <p>
- * The test's clock runs at least as fast as the real one, so that a key Redis expires (in real time)
- * is always one whose state is fresh again in test time.
+ * Redis expires keys on its own, real, clock; the test's clock jumps. With a test clock the scripts
+ * give keys an extra hour, so the test reads each key's TTL after every call that wrote it (there
+ * must be one), and deletes the key itself once that TTL (less the hour) has passed in test time,
+ * checking first that the Java state is then as fresh as a new one: expiry never changes a decision.
  */
 class ScriptAgreementTests {
 
@@ -43,6 +47,9 @@ class ScriptAgreementTests {
 	private static final int SEQUENCES = 12;
 
 	private static final int STEPS = 250;
+
+	/** Keys written with a test clock live an hour longer (see prelude.lua). */
+	private static final long TEST_TTL_OFFSET = 3_600_000;
 
 	private final AtomicLong now = new AtomicLong();
 
@@ -74,7 +81,7 @@ class ScriptAgreementTests {
 			Random random = new Random(4_000L + 31L * sequence + algorithm.ordinal());
 			run(List.of(randomLimit(algorithm, random), randomLimit(algorithm, random)), random, sequence);
 		}
-		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll");
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll", "expired");
 		if (algorithm.canDelay()) {
 			assertThat(this.outcomes).containsKey("delayed");
 		}
@@ -98,15 +105,15 @@ class ScriptAgreementTests {
 		String algorithm = limits.stream().map((limit) -> limit.algorithm().id()).distinct().toList().toString();
 		List<String> keys = List.of("a", "b", "c");
 		JavaStore java = new JavaStore();
-		long startReal = System.nanoTime();
 		long startMicros = 1_767_225_600_000_000L + random.nextInt(1_000_000_000);
-		long jumps = 0;
+		long micros = startMicros;
+		Map<String, Expiry> expiries = new HashMap<>();
 		List<String> history = new ArrayList<>();
 		for (int step = 0; step < STEPS; step++) {
-			jumps += advance(random, limits.get(random.nextInt(limits.size())));
-			long micros = startMicros + jumps + (System.nanoTime() - startReal) / 1000;
+			micros += advance(random, limits.get(random.nextInt(limits.size())));
 			this.now.set(micros);
 			java.nowNanos = micros * 1000;
+			expire(expiries, java, micros, history);
 			int op = random.nextInt(10);
 			List<Acquisition> acquisitions = new ArrayList<>();
 			int count = (op < 2) ? 2 + random.nextInt(2) : 1;
@@ -121,6 +128,7 @@ class ScriptAgreementTests {
 			List<Decision> expected;
 			List<Decision> actual;
 			String what;
+			long callStart = System.nanoTime();
 			if (op == 9) {
 				what = "release " + describe(acquisitions.get(0));
 				expected = List.of(java.release(acquisitions.get(0)));
@@ -145,9 +153,47 @@ class ScriptAgreementTests {
 			}
 			for (Acquisition acquisition : acquisitions) {
 				String key = this.store.redisKey(acquisition.limitId(), acquisition.key());
-				assertThat(redis.commands().pttl(key)).as("TTL of %s", key).isNotEqualTo(-1L);
+				long ttl = redis.commands().pttl(key);
+				assertThat(ttl).as("TTL of %s", key).isNotEqualTo(-1L);
+				byte[] value = redis.binaryCommands().dump(key.getBytes(StandardCharsets.UTF_8));
+				Expiry previous = expiries.get(key);
+				if (ttl == -2) {
+					expiries.remove(key);
+				}
+				else if (previous == null || !Arrays.equals(previous.value(), value)) {
+					// Written now: Redis would expire the key TTL milliseconds after the script ran (less
+					// the test's hour), which was at most `slack` ago; the test expires it then, in test time.
+					long slack = (System.nanoTime() - callStart) / 1_000_000 + 1;
+					expiries.put(key, new Expiry(acquisition, micros + (ttl - TEST_TTL_OFFSET + slack) * 1000, value));
+				}
 			}
 		}
+	}
+
+	/**
+	 * Expires the keys whose TTL has passed in test time (the test persists keys, so that Redis, whose
+	 * clock is real, does not). A key may expire only when its state equals a fresh one.
+	 */
+	private void expire(Map<String, Expiry> expiries, JavaStore java, long micros, List<String> history) {
+		expiries.entrySet().removeIf((entry) -> {
+			Expiry expiry = entry.getValue();
+			if (expiry.atMicros() > micros) {
+				return false;
+			}
+			Acquisition acquisition = expiry.acquisition();
+			Decision state = java.state(acquisition).peek(micros * 1000);
+			Decision fresh = acquisition.limit().newState().peek(micros * 1000);
+			if (!state.equals(fresh)) {
+				fail("Key " + entry.getKey() + " expired while its state was not fresh: " + state + "\nhistory:\n  "
+						+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
+			}
+			redis.commands().del(entry.getKey());
+			this.outcomes.merge("expired", 1, Integer::sum);
+			return true;
+		});
+	}
+
+	private record Expiry(Acquisition acquisition, long atMicros, byte[] value) {
 	}
 
 	private void count(int op, List<Decision> decisions) {
@@ -216,7 +262,7 @@ class ScriptAgreementTests {
 			return state(acquisition).release(this.nowNanos, acquisition.cost());
 		}
 
-		private LimiterState state(Acquisition acquisition) {
+		LimiterState state(Acquisition acquisition) {
 			return this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
 					(k) -> acquisition.limit().newState());
 		}

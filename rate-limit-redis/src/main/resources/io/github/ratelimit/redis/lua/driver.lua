@@ -10,6 +10,7 @@
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
+  ttl_offset = 3600000
 else
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])

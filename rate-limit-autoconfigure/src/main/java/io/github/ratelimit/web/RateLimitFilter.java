@@ -120,8 +120,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				request.setAttribute(PENDING_COUNT, new PendingCount(result, held));
 			}
 			else {
-				this.limiter.complete(result, failed ? 500 : held.getStatus());
-				held.copyBodyToResponse();
+				count(result, failed ? 500 : held.getStatus(), held);
 			}
 		}
 	}
@@ -140,10 +139,18 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		finally {
 			if (failed || !request.isAsyncStarted()) {
 				request.removeAttribute(PENDING_COUNT);
-				this.limiter.complete(pending.result(), failed ? 500 : pending.response().getStatus());
-				pending.response().copyBodyToResponse();
+				count(pending.result(), failed ? 500 : pending.response().getStatus(), pending.response());
 			}
 		}
+	}
+
+	/** Counts the request, brings its headers up to date, then lets the held body go. */
+	private void count(RateLimitResult result, int status, ContentCachingResponseWrapper held) throws IOException {
+		RateLimitResult counted = this.limiter.complete(result, status);
+		if (counted.isLimited() && !held.isCommitted()) {
+			this.headers.write(counted, held);
+		}
+		held.copyBodyToResponse();
 	}
 
 	/** A request counted later whose async processing has not finished yet. */

@@ -90,20 +90,28 @@ public final class RequestLimiter {
 	 * Takes the tokens of the policies that count only some responses, once the response is known.
 	 * @param result the request's result
 	 * @param status the response status (500 when the request failed with an exception)
+	 * @return the result with the decisions of the policies that counted the request, for headers
 	 */
-	public void complete(RateLimitResult result, int status) {
+	public RateLimitResult complete(RateLimitResult result, int status) {
+		List<Decision> decisions = new ArrayList<>(result.decisions());
 		for (RateLimitResult.Deferred deferred : result.deferred()) {
 			if (deferred.policy().count().counts(status)) {
 				try {
 					long start = System.nanoTime();
-					this.store.tryAcquire(deferred.acquisition());
+					Decision counted = this.store.tryAcquire(deferred.acquisition());
 					this.recorder.storeCall(System.nanoTime() - start);
+					int index = result.policies().indexOf(deferred.policy());
+					if (index >= 0) {
+						decisions.set(index, counted.isAllowed() ? counted
+								: Decision.allowed(counted.limit(), 0, counted.resetNanos()));
+					}
 				}
 				catch (RuntimeException ex) {
 					storeFailed(List.of(deferred.policy()), ex);
 				}
 			}
 		}
+		return new RateLimitResult(result.policies(), decisions);
 	}
 
 	/** Evaluates shadow policies: everything but the rejection. Returns what they count later. */

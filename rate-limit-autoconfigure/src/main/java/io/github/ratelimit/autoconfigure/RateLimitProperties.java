@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
 
@@ -23,6 +24,12 @@ public class RateLimitProperties {
 	 * Whether rate limiting is on; false registers no filter and no limiter at all.
 	 */
 	private boolean enabled = true;
+
+	/**
+	 * Enforce limits, or only observe them: shadow decides, counts (metrics) and logs but never
+	 * rejects, delays nor adds headers.
+	 */
+	private Mode mode = Mode.ENFORCE;
 
 	/**
 	 * Order of the rate limit filter in the servlet filter chain; the default runs it just after
@@ -61,6 +68,14 @@ public class RateLimitProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public Mode getMode() {
+		return this.mode;
+	}
+
+	public void setMode(Mode mode) {
+		this.mode = mode;
 	}
 
 	public int getFilterOrder() {
@@ -193,6 +208,23 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * Whether limits are enforced.
+	 */
+	public enum Mode {
+
+		/**
+		 * Requests over a limit are rejected (or delayed).
+		 */
+		ENFORCE,
+
+		/**
+		 * Decisions are made, counted and logged; responses are never changed.
+		 */
+		SHADOW
+
+	}
+
+	/**
 	 * Store types.
 	 */
 	public enum StoreType {
@@ -257,6 +289,34 @@ public class RateLimitProperties {
 		 * further away gets the 429 at once.
 		 */
 		private Duration maxDelay = Duration.ZERO;
+
+		/**
+		 * Which requests spend the budget: all, failures (response status 400 or above: brute-force
+		 * protection) or successes; failures and successes count when the response is complete.
+		 */
+		private CountMode count = CountMode.ALL;
+
+		/**
+		 * Whether this policy only observes: decided, counted and logged, never rejecting, delaying
+		 * nor adding headers.
+		 */
+		private boolean shadow;
+
+		public CountMode getCount() {
+			return this.count;
+		}
+
+		public void setCount(CountMode count) {
+			this.count = count;
+		}
+
+		public boolean isShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(boolean shadow) {
+			this.shadow = shadow;
+		}
 
 		public OnLimit getOnLimit() {
 			return this.onLimit;

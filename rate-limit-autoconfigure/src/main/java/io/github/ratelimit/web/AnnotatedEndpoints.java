@@ -147,11 +147,12 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 		boolean inline = annotation.limit() != 0 || StringUtils.hasText(annotation.period())
 				|| annotation.burst() != 0 || StringUtils.hasText(annotation.key())
 				|| StringUtils.hasText(annotation.algorithm()) || StringUtils.hasText(annotation.name())
-				|| annotation.onLimit() != OnLimit.REJECT || StringUtils.hasText(annotation.maxDelay());
+				|| annotation.onLimit() != OnLimit.REJECT || StringUtils.hasText(annotation.maxDelay())
+				|| annotation.count() != CountMode.ALL || annotation.shadow();
 		if (StringUtils.hasText(annotation.value())) {
 			if (inline) {
 				throw new RateLimitConfigurationException("@RateLimited(\"" + annotation.value() + "\") on " + where,
-						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name, onLimit, maxDelay)",
+						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name, onLimit, maxDelay, count, shadow)",
 						"Either name a policy from rate-limit.policies, or define the limit inline; 'cost' may go with either");
 			}
 			RateLimitPolicy named = this.policies.get(annotation.value());
@@ -175,7 +176,8 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 				(annotation.limit() != 0) ? annotation.limit() : null, period,
 				(annotation.burst() != 0) ? annotation.burst() : null,
 				StringUtils.hasText(annotation.key()) ? annotation.key() : "ip",
-				(annotation.cost() != 0) ? annotation.cost() : 1, annotation.onLimit(), maxDelay);
+				(annotation.cost() != 0) ? annotation.cost() : 1, annotation.onLimit(), maxDelay, annotation.count(),
+				annotation.shadow());
 		return RateLimitPolicy.define(definition, this.keyResolvers);
 	}
 

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -29,8 +30,12 @@ public final class RateLimitPolicy {
 
 	private final long maxDelayNanos;
 
+	private final CountMode count;
+
+	private final boolean shadow;
+
 	private RateLimitPolicy(String id, String name, Limit limit, String keySpec, KeyResolver keyResolver, long cost,
-			long maxDelayNanos) {
+			long maxDelayNanos, CountMode count, boolean shadow) {
 		this.id = id;
 		this.name = name;
 		this.limit = limit;
@@ -38,6 +43,8 @@ public final class RateLimitPolicy {
 		this.keyResolver = keyResolver;
 		this.cost = cost;
 		this.maxDelayNanos = maxDelayNanos;
+		this.count = count;
+		this.shadow = shadow;
 	}
 
 	/**
@@ -85,6 +92,12 @@ public final class RateLimitPolicy {
 					"Leave burst unset, or use token-bucket or leaky-bucket");
 		}
 		long maxDelayNanos = maxDelayNanos(definition, algorithm);
+		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(definition.origin("on-limit"),
+					"on-limit: delay cannot go with count: " + definition.count().name().toLowerCase(Locale.ROOT)
+							+ " (a request's turn is taken before its response says whether it counts)",
+					"Use on-limit: reject, or count: all");
+		}
 		Limit limit;
 		try {
 			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limitValue).period(period);
@@ -105,7 +118,7 @@ public final class RateLimitPolicy {
 		}
 		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
 		return new RateLimitPolicy(definition.id(), definition.name(), limit, definition.key().trim(), keyResolver,
-				cost, maxDelayNanos);
+				cost, maxDelayNanos, definition.count(), definition.shadow());
 	}
 
 	private static long maxDelayNanos(Definition definition, Algorithm algorithm) {
@@ -147,7 +160,17 @@ public final class RateLimitPolicy {
 		}
 		return (cost == this.cost) ? this
 				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, cost,
-						this.maxDelayNanos);
+						this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns this policy in shadow mode: decided, counted and logged, never enforced.
+	 * @return the policy
+	 */
+	public RateLimitPolicy inShadow() {
+		return this.shadow ? this
+				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, this.cost,
+						this.maxDelayNanos, this.count, true);
 	}
 
 	/**
@@ -207,10 +230,27 @@ public final class RateLimitPolicy {
 		return this.maxDelayNanos;
 	}
 
+	/**
+	 * Returns which requests spend the budget.
+	 * @return all, failures or successes
+	 */
+	public CountMode count() {
+		return this.count;
+	}
+
+	/**
+	 * Returns whether the policy only observes (shadow mode).
+	 * @return {@code true} when it never rejects nor delays
+	 */
+	public boolean shadow() {
+		return this.shadow;
+	}
+
 	@Override
 	public String toString() {
 		return "'" + this.name + "' " + this.limit + " key=" + this.keySpec + " cost=" + this.cost
-				+ ((this.maxDelayNanos > 0) ? " max-delay=" + Duration.ofNanos(this.maxDelayNanos) : "");
+				+ ((this.maxDelayNanos > 0) ? " max-delay=" + Duration.ofNanos(this.maxDelayNanos) : "")
+				+ ((this.count != CountMode.ALL) ? " count=" + this.count : "") + (this.shadow ? " shadow" : "");
 	}
 
 	/**
@@ -229,10 +269,12 @@ public final class RateLimitPolicy {
 	 * @param cost the tokens a request takes
 	 * @param onLimit what happens to a request over the limit
 	 * @param maxDelay how long a request may wait in delay mode
+	 * @param count which requests spend the budget
+	 * @param shadow whether the policy only observes
 	 */
 	public record Definition(String id, String name, String originPrefix, boolean annotation, String algorithm,
 			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost,
-			OnLimit onLimit, Duration maxDelay) {
+			OnLimit onLimit, Duration maxDelay, CountMode count, boolean shadow) {
 
 		String origin(String attribute) {
 			String name = this.annotation ? camelCase(attribute) : attribute;

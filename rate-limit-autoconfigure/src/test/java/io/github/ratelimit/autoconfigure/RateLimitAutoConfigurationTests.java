@@ -50,7 +50,8 @@ class RateLimitAutoConfigurationTests {
 			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER)
 				.isEqualTo(new RateLimitProperties().getFilterOrder())
 				.isGreaterThan(-100); // after Spring Security's filter chain
-			assertThat(registration.determineDispatcherTypes()).containsExactly(jakarta.servlet.DispatcherType.REQUEST);
+			assertThat(registration.determineDispatcherTypes()).containsExactlyInAnyOrder(
+					jakarta.servlet.DispatcherType.REQUEST, jakarta.servlet.DispatcherType.ASYNC);
 		});
 	}
 
@@ -215,6 +216,15 @@ class RateLimitAutoConfigurationTests {
 				@Override
 				public Decision release(Acquisition acquisition) {
 					return Decision.allowed(1, 1, 0);
+				}
+
+				@Override
+				public Decision peek(Acquisition acquisition) {
+					return Decision.allowed(1, 1, 0);
+				}
+
+				@Override
+				public void reset(String limitId, String key) {
 				}
 			};
 		}

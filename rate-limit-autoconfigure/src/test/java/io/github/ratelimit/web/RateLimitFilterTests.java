@@ -25,7 +25,7 @@ class RateLimitFilterTests {
 
 	private final RateLimitPolicy api = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api",
 			"rate-limit.policies.api", false, "token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT,
-			Duration.ZERO), this.keyResolvers);
+			Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
 
 	@Test
 	void allowedRequestsPassWithHeadersAndRejectedOnesStop() throws Exception {
@@ -68,7 +68,7 @@ class RateLimitFilterTests {
 
 	@Test
 	void aCustomRejectionHandlerWritesTheRejection() throws Exception {
-		RateLimitFilter filter = new RateLimitFilter(resolver(), new CaffeineRateLimitStore(100, this.clock),
+		RateLimitFilter filter = new RateLimitFilter(resolver(), limiter(),
 				new RateLimitHeaders(HeaderStyle.BOTH), (request, response, result) -> {
 					response.setStatus(503);
 					response.getWriter().write("busy: " + result.violatedPolicies());
@@ -82,8 +82,13 @@ class RateLimitFilterTests {
 	}
 
 	private RateLimitFilter filter(HeaderStyle style) {
-		return new RateLimitFilter(resolver(), new CaffeineRateLimitStore(100, this.clock), new RateLimitHeaders(style),
+		return new RateLimitFilter(resolver(), limiter(), new RateLimitHeaders(style),
 				new ProblemDetailRejectionHandler(), RequestDelay.SLEEP);
+	}
+
+	private RequestLimiter limiter() {
+		return new RequestLimiter(new CaffeineRateLimitStore(100, this.clock), DecisionRecorder.NONE,
+				new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
 	}
 
 	private RateLimitPolicyResolver resolver() {

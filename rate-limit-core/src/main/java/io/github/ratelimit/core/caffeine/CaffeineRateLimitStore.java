@@ -83,17 +83,14 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * @param acquisition the budget (its cost is ignored)
 	 * @return the state as a request of cost 0 would see it
 	 */
+	@Override
 	public Decision peek(Acquisition acquisition) {
 		LimiterState state = this.states.policy()
 			.getIfPresentQuietly(new StoreKey(acquisition.limitId(), acquisition.key()));
 		return (state != null ? state : acquisition.limit().newState()).peek(this.clock.nanos());
 	}
 
-	/**
-	 * Forgets a key's state, so its budget is whole again.
-	 * @param limitId the limit
-	 * @param key the key
-	 */
+	@Override
 	public void reset(String limitId, String key) {
 		this.states.invalidate(new StoreKey(limitId, key));
 	}

@@ -62,6 +62,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final byte[] RELEASE = bytes("release");
 
+	/** Not a script operation: a release of nothing, which every algorithm answers without a change. */
+	private static final byte[] PEEK = bytes("peek");
+
+	private static final LuaScript RESET = LuaScript.of("reset", "return { redis.call('DEL', KEYS[1]) }");
+
 	private static final byte[] SERVER_TIME = new byte[0];
 
 	private static final long DENY_RETRY_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
@@ -120,6 +125,36 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	@Override
 	public Decision release(Acquisition acquisition) {
 		return decide(List.of(acquisition), RELEASE, deadline()).get(0);
+	}
+
+	/**
+	 * Reads a budget without changing it (one script call).
+	 */
+	@Override
+	public Decision peek(Acquisition acquisition) {
+		return decide(List.of(acquisition), PEEK, deadline()).get(0);
+	}
+
+	/**
+	 * Deletes the budget's key, so it is whole again (and forgets it in the local fallback store, if
+	 * any).
+	 * @throws IllegalStateException when Redis does not answer in time
+	 */
+	@Override
+	public void reset(String limitId, String key) {
+		if (this.onFailure == OnFailure.LOCAL) {
+			this.localStore.reset(limitId, key);
+		}
+		try {
+			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], deadline());
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			this.errors.increment();
+			throw new IllegalStateException("Cannot reset " + redisKey(limitId, key) + ": Redis did not answer", ex);
+		}
 	}
 
 	/**
@@ -227,8 +262,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op) {
 		this.fallbacks.increment();
-		boolean release = op == RELEASE;
+		boolean release = op == RELEASE || op == PEEK;
 		if (this.onFailure == OnFailure.LOCAL) {
+			if (op == PEEK) {
+				return List.of(this.localStore.peek(acquisitions.get(0)));
+			}
 			if (release) {
 				return List.of(this.localStore.release(acquisitions.get(0)));
 			}
@@ -261,12 +299,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private byte[][] args(List<Acquisition> acquisitions, byte[] op) {
 		byte[][] args = new byte[2 + 7 * acquisitions.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
-		args[1] = op;
+		args[1] = (op == PEEK) ? RELEASE : op;
 		int i = 2;
 		for (Acquisition acquisition : acquisitions) {
 			Limit limit = acquisition.limit();
 			args[i++] = bytes(limit.algorithm().id());
-			args[i++] = number(acquisition.cost());
+			args[i++] = number((op == PEEK) ? 0 : acquisition.cost());
 			args[i++] = number(acquisition.maxWaitNanos() / 1000);
 			args[i++] = number(limit.limit());
 			args[i++] = number(micros(limit.period().toNanos()));

@@ -85,6 +85,19 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void peekReadsAndResetForgets() {
+		Acquisition acquisition = new Acquisition("api", PER_MINUTE, "k", 2);
+		this.store.tryAcquire(acquisition);
+		assertThat(this.store.peek(acquisition).remaining()).isEqualTo(3);
+		assertThat(this.store.peek(acquisition).remaining()).isEqualTo(3);
+		assertThat(this.store.check(acquisition).isAllowed()).isTrue();
+		assertThat(this.store.peek(acquisition).remaining()).isEqualTo(3);
+		this.store.reset("api", "k");
+		assertThat(redis.commands().exists("rate-limit:{api:k}")).isZero();
+		assertThat(this.store.peek(acquisition).remaining()).isEqualTo(5);
+	}
+
+	@Test
 	void reloadsItsScriptsWhenRedisHasForgottenThem() {
 		Acquisition acquisition = new Acquisition("api", PER_MINUTE, "k", 1);
 		assertThat(this.store.tryAcquire(acquisition).remaining()).isEqualTo(4);

@@ -129,7 +129,12 @@ class ScriptAgreementTests {
 			List<Decision> actual;
 			String what;
 			long callStart = System.nanoTime();
-			if (op == 9) {
+			if (op == 8 && random.nextBoolean()) {
+				what = "peek " + describe(acquisitions.get(0));
+				expected = List.of(java.state(acquisitions.get(0)).peek(java.nowNanos));
+				actual = List.of(this.store.peek(acquisitions.get(0)));
+			}
+			else if (op == 9) {
 				what = "release " + describe(acquisitions.get(0));
 				expected = List.of(java.release(acquisitions.get(0)));
 				actual = List.of(this.store.release(acquisitions.get(0)));
@@ -198,7 +203,7 @@ class ScriptAgreementTests {
 
 	private void count(int op, List<Decision> decisions) {
 		boolean rejected = decisions.stream().anyMatch((decision) -> !decision.isAllowed());
-		String outcome = (op == 9) ? "released" : (decisions.size() > 1 && rejected) ? "rejectedAll"
+		String outcome = (op == 9) ? "released" : (op == 8) ? "peeked" : (decisions.size() > 1 && rejected) ? "rejectedAll"
 				: rejected ? "rejected" : decisions.stream().anyMatch((decision) -> decision.waitNanos() > 0) ? "delayed"
 						: "allowed";
 		this.outcomes.merge(outcome, 1, Integer::sum);
@@ -260,6 +265,16 @@ class ScriptAgreementTests {
 		@Override
 		public Decision release(Acquisition acquisition) {
 			return state(acquisition).release(this.nowNanos, acquisition.cost());
+		}
+
+		@Override
+		public Decision peek(Acquisition acquisition) {
+			return state(acquisition).peek(this.nowNanos);
+		}
+
+		@Override
+		public void reset(String limitId, String key) {
+			this.states.remove(limitId + "\n" + key);
 		}
 
 		LimiterState state(Acquisition acquisition) {

@@ -91,6 +91,15 @@ class RedisRateLimitAutoConfigurationTests {
 			public Decision release(Acquisition acquisition) {
 				return Decision.allowed(1, 1, 0);
 			}
+
+			@Override
+			public Decision peek(Acquisition acquisition) {
+				return Decision.allowed(1, 1, 0);
+			}
+
+			@Override
+			public void reset(String limitId, String key) {
+			}
 		};
 		this.runner.withPropertyValues("rate-limit.store.type=redis")
 			.withBean(RateLimitStore.class, () -> own)

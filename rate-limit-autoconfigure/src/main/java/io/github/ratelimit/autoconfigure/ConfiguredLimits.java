@@ -56,7 +56,7 @@ final class ConfiguredLimits {
 			}
 			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
 					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
-					policy.getCost());
+					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
 			policies.put(name, RateLimitPolicy.define(definition, keyResolvers));
 		});
 		return new RateLimitPolicies(policies);

@@ -1,11 +1,18 @@
 package io.github.ratelimit.autoconfigure;
 
 
+import java.time.Duration;
+import java.util.Locale;
+
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,14 +23,18 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
 
+import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.metrics.MicrometerDecisionRecorder;
 import io.github.ratelimit.web.AnnotatedEndpoints;
 import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.KeyResolvers;
 import io.github.ratelimit.web.ProblemDetailRejectionHandler;
 import io.github.ratelimit.web.RateLimitConfigurationException;
@@ -32,6 +43,9 @@ import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicyResolver;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
+import io.github.ratelimit.web.RejectionLog;
+import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.web.RequestLimiter;
 
 /**
  * Rate limiting for Spring MVC applications: registers the {@link RateLimitFilter} with the policies
@@ -39,6 +53,7 @@ import io.github.ratelimit.web.RateLimitRejectionHandler;
  * the application declares its own; {@code rate-limit.enabled=false} turns all of it off.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
@@ -98,23 +113,81 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingFilterBean(RateLimitFilter.class)
-	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
-			RateLimitPolicyResolver policyResolver, ObjectProvider<RateLimitStore> store, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejectionHandler) {
+	@ConditionalOnMissingBean
+	RequestDelay rateLimitRequestDelay() {
+		return RequestDelay.SLEEP;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RejectionLog rateLimitRejectionLog(RateLimitClock clock) {
+		return new RejectionLog(clock, Duration.ofMinutes(1));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RequestLimiter rateLimitRequestLimiter(RateLimitProperties properties, ObjectProvider<RateLimitStore> store,
+			ObjectProvider<DecisionRecorder> recorder, RejectionLog rejectionLog) {
 		RateLimitStore rateLimitStore = store.getIfAvailable();
 		if (rateLimitStore == null) {
 			throw new RateLimitConfigurationException("rate-limit.store.type",
-					"store type '" + properties.getStore().getType().name().toLowerCase() + "' has no store on the classpath",
-					"Add io.github.ratelimit:rate-limit-redis and spring-boot-starter-data-redis, or use rate-limit.store.type=caffeine");
+					"store type '" + properties.getStore().getType().name().toLowerCase(Locale.ROOT)
+							+ "' has no store on the classpath",
+					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
 		}
-		RateLimitFilter filter = new RateLimitFilter(policyResolver, rateLimitStore, headers, rejectionHandler);
+		return new RequestLimiter(rateLimitStore, recorder.getIfAvailable(() -> DecisionRecorder.NONE), rejectionLog,
+				properties.getMode() == RateLimitProperties.Mode.SHADOW);
+	}
+
+	@Bean
+	@ConditionalOnMissingFilterBean(RateLimitFilter.class)
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
+			RateLimitPolicyResolver policyResolver, RequestLimiter limiter, RateLimitHeaders headers,
+			RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
+		RateLimitFilter filter = new RateLimitFilter(policyResolver, limiter, headers, rejectionHandler, delay);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());
-		// Only the original dispatch is limited: async and error dispatches of a request are not counted again.
-		registration.setDispatcherTypes(DispatcherType.REQUEST);
+		// Requests are limited on their original dispatch; the filter sees async dispatches only to
+		// count, when they finish, the requests of policies that count failures or successes.
+		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
 		return registration;
+	}
+
+	private static String missingRedisDependency() {
+		ClassLoader classLoader = RateLimitAutoConfiguration.class.getClassLoader();
+		if (!ClassUtils.isPresent("io.github.ratelimit.redis.RedisRateLimitStore", classLoader)) {
+			return "Add io.github.ratelimit:rate-limit-redis and org.springframework.boot:spring-boot-starter-data-redis";
+		}
+		return "Add org.springframework.boot:spring-boot-starter-data-redis (rate-limit-redis runs on Spring Data Redis)";
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	@ConditionalOnBean(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DecisionRecorder rateLimitDecisionRecorder(MeterRegistry registry) {
+			return new MicrometerDecisionRecorder(registry);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Endpoint.class)
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RateLimitsEndpoint rateLimitsEndpoint(RateLimitProperties properties, RateLimitPolicies policies,
+				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store) {
+			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store,
+					properties.getMode() == RateLimitProperties.Mode.SHADOW);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.OnLimit;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
@@ -22,6 +24,12 @@ public class RateLimitProperties {
 	 * Whether rate limiting is on; false registers no filter and no limiter at all.
 	 */
 	private boolean enabled = true;
+
+	/**
+	 * Enforce limits, or only observe them: shadow decides, counts (metrics) and logs but never
+	 * rejects, delays nor adds headers.
+	 */
+	private Mode mode = Mode.ENFORCE;
 
 	/**
 	 * Order of the rate limit filter in the servlet filter chain; the default runs it just after
@@ -60,6 +68,14 @@ public class RateLimitProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public Mode getMode() {
+		return this.mode;
+	}
+
+	public void setMode(Mode mode) {
+		this.mode = mode;
 	}
 
 	public int getFilterOrder() {
@@ -192,6 +208,23 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * Whether limits are enforced.
+	 */
+	public enum Mode {
+
+		/**
+		 * Requests over a limit are rejected (or delayed).
+		 */
+		ENFORCE,
+
+		/**
+		 * Decisions are made, counted and logged; responses are never changed.
+		 */
+		SHADOW
+
+	}
+
+	/**
 	 * Store types.
 	 */
 	public enum StoreType {
@@ -214,7 +247,8 @@ public class RateLimitProperties {
 	public static class Policy {
 
 		/**
-		 * Algorithm: token-bucket.
+		 * Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter or
+		 * leaky-bucket.
 		 */
 		private String algorithm = "token-bucket";
 
@@ -243,6 +277,62 @@ public class RateLimitProperties {
 		 * Tokens one request takes; at most the burst.
 		 */
 		private long cost = 1;
+
+		/**
+		 * What happens to a request over the limit: reject (429 at once) or delay (wait up to
+		 * max-delay for its turn, then 429); delay needs token-bucket or leaky-bucket.
+		 */
+		private OnLimit onLimit = OnLimit.REJECT;
+
+		/**
+		 * With on-limit delay: the longest a request may wait for its turn; a request whose turn is
+		 * further away gets the 429 at once.
+		 */
+		private Duration maxDelay = Duration.ZERO;
+
+		/**
+		 * Which requests spend the budget: all, failures (response status 400 or above: brute-force
+		 * protection) or successes; failures and successes count when the response is complete.
+		 */
+		private CountMode count = CountMode.ALL;
+
+		/**
+		 * Whether this policy only observes: decided, counted and logged, never rejecting, delaying
+		 * nor adding headers.
+		 */
+		private boolean shadow;
+
+		public CountMode getCount() {
+			return this.count;
+		}
+
+		public void setCount(CountMode count) {
+			this.count = count;
+		}
+
+		public boolean isShadow() {
+			return this.shadow;
+		}
+
+		public void setShadow(boolean shadow) {
+			this.shadow = shadow;
+		}
+
+		public OnLimit getOnLimit() {
+			return this.onLimit;
+		}
+
+		public void setOnLimit(OnLimit onLimit) {
+			this.onLimit = onLimit;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
 
 		public String getAlgorithm() {
 			return this.algorithm;

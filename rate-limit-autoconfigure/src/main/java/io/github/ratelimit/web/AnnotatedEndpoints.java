@@ -146,11 +146,13 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 			int count) {
 		boolean inline = annotation.limit() != 0 || StringUtils.hasText(annotation.period())
 				|| annotation.burst() != 0 || StringUtils.hasText(annotation.key())
-				|| StringUtils.hasText(annotation.algorithm()) || StringUtils.hasText(annotation.name());
+				|| StringUtils.hasText(annotation.algorithm()) || StringUtils.hasText(annotation.name())
+				|| annotation.onLimit() != OnLimit.REJECT || StringUtils.hasText(annotation.maxDelay())
+				|| annotation.count() != CountMode.ALL || annotation.shadow();
 		if (StringUtils.hasText(annotation.value())) {
 			if (inline) {
 				throw new RateLimitConfigurationException("@RateLimited(\"" + annotation.value() + "\") on " + where,
-						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name)",
+						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name, onLimit, maxDelay, count, shadow)",
 						"Either name a policy from rate-limit.policies, or define the limit inline; 'cost' may go with either");
 			}
 			RateLimitPolicy named = this.policies.get(annotation.value());
@@ -163,16 +165,10 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 			return (annotation.cost() != 0) ? named.withCost(annotation.cost(), "@RateLimited(cost) on " + where)
 					: named;
 		}
-		Duration period = null;
-		if (StringUtils.hasText(annotation.period())) {
-			try {
-				period = DurationStyle.detectAndParse(annotation.period());
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException("@RateLimited(period) on " + where,
-						"cannot read the period '" + annotation.period() + "'", "Write a duration such as 10s, 1m, 1h or PT1M");
-			}
-		}
+		Duration period = StringUtils.hasText(annotation.period()) ? duration(annotation.period(), "period", where)
+				: null;
+		Duration maxDelay = StringUtils.hasText(annotation.maxDelay())
+				? duration(annotation.maxDelay(), "maxDelay", where) : Duration.ZERO;
 		String name = StringUtils.hasText(annotation.name()) ? annotation.name()
 				: userType.getSimpleName() + "." + method.getName() + ((count > 1) ? "#" + (index + 1) : "");
 		RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(where + "[" + index + "]", name, where,
@@ -180,8 +176,19 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 				(annotation.limit() != 0) ? annotation.limit() : null, period,
 				(annotation.burst() != 0) ? annotation.burst() : null,
 				StringUtils.hasText(annotation.key()) ? annotation.key() : "ip",
-				(annotation.cost() != 0) ? annotation.cost() : 1);
+				(annotation.cost() != 0) ? annotation.cost() : 1, annotation.onLimit(), maxDelay, annotation.count(),
+				annotation.shadow());
 		return RateLimitPolicy.define(definition, this.keyResolvers);
+	}
+
+	private static Duration duration(String text, String attribute, String where) {
+		try {
+			return DurationStyle.detectAndParse(text);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException("@RateLimited(" + attribute + ") on " + where,
+					"cannot read the " + attribute + " '" + text + "'", "Write a duration such as 10s, 1m, 1h or PT1M");
+		}
 	}
 
 	private static String describe(Class<?> type, Method method) {

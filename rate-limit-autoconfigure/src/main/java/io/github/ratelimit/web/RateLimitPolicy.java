@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -27,13 +28,23 @@ public final class RateLimitPolicy {
 
 	private final long cost;
 
-	private RateLimitPolicy(String id, String name, Limit limit, String keySpec, KeyResolver keyResolver, long cost) {
+	private final long maxDelayNanos;
+
+	private final CountMode count;
+
+	private final boolean shadow;
+
+	private RateLimitPolicy(String id, String name, Limit limit, String keySpec, KeyResolver keyResolver, long cost,
+			long maxDelayNanos, CountMode count, boolean shadow) {
 		this.id = id;
 		this.name = name;
 		this.limit = limit;
 		this.keySpec = keySpec;
 		this.keyResolver = keyResolver;
 		this.cost = cost;
+		this.maxDelayNanos = maxDelayNanos;
+		this.count = count;
+		this.shadow = shadow;
 	}
 
 	/**
@@ -75,6 +86,18 @@ public final class RateLimitPolicy {
 			throw new RateLimitConfigurationException(definition.origin("burst"),
 					"burst must be positive, was " + definition.burst(), "Set a positive burst or leave it unset (it defaults to the limit)");
 		}
+		if (definition.burst() != null && !algorithm.hasBurst() && definition.burst() != limitValue) {
+			throw new RateLimitConfigurationException(definition.origin("burst"),
+					"burst does not apply to " + algorithm + " (a window holds its limit)",
+					"Leave burst unset, or use token-bucket or leaky-bucket");
+		}
+		long maxDelayNanos = maxDelayNanos(definition, algorithm);
+		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(definition.origin("on-limit"),
+					"on-limit: delay cannot go with count: " + definition.count().name().toLowerCase(Locale.ROOT)
+							+ " (a request's turn is taken before its response says whether it counts)",
+					"Use on-limit: reject, or count: all");
+		}
 		Limit limit;
 		try {
 			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limitValue).period(period);
@@ -85,7 +108,7 @@ public final class RateLimitPolicy {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new RateLimitConfigurationException(definition.origin("limit"), ex.getMessage(),
-					"Choose a limit, period and burst that fit together");
+					"Choose a limit, period and burst that fit together for " + algorithm);
 		}
 		long cost = definition.cost();
 		if (cost <= 0 || cost > limit.burst()) {
@@ -95,7 +118,33 @@ public final class RateLimitPolicy {
 		}
 		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
 		return new RateLimitPolicy(definition.id(), definition.name(), limit, definition.key().trim(), keyResolver,
-				cost);
+				cost, maxDelayNanos, definition.count(), definition.shadow());
+	}
+
+	private static long maxDelayNanos(Definition definition, Algorithm algorithm) {
+		Duration maxDelay = definition.maxDelay();
+		if (maxDelay.isNegative()) {
+			throw new RateLimitConfigurationException(definition.origin("max-delay"),
+					"max-delay must not be negative, was " + maxDelay, "Set how long a request may wait, e.g. 500ms");
+		}
+		if (definition.onLimit() == OnLimit.REJECT) {
+			if (!maxDelay.isZero()) {
+				throw new RateLimitConfigurationException(definition.origin("max-delay"),
+						"max-delay is set but on-limit is reject, so no request would ever wait",
+						"Set on-limit: delay, or remove max-delay");
+			}
+			return 0;
+		}
+		if (!algorithm.canDelay()) {
+			throw new RateLimitConfigurationException(definition.origin("on-limit"),
+					"on-limit: delay needs an algorithm with a turn to wait for; " + algorithm + " has none",
+					"Use token-bucket or leaky-bucket, or on-limit: reject");
+		}
+		if (maxDelay.isZero()) {
+			throw new RateLimitConfigurationException(definition.origin("max-delay"),
+					"on-limit: delay needs a positive max-delay", "Set how long a request may wait, e.g. 500ms");
+		}
+		return maxDelay.toNanos();
 	}
 
 	/**
@@ -110,7 +159,18 @@ public final class RateLimitPolicy {
 					+ this.limit.burst() + ") of policy '" + this.name + "', was " + cost, "Lower the cost or raise the burst");
 		}
 		return (cost == this.cost) ? this
-				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, cost);
+				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, cost,
+						this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns this policy in shadow mode: decided, counted and logged, never enforced.
+	 * @return the policy
+	 */
+	public RateLimitPolicy inShadow() {
+		return this.shadow ? this
+				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, this.cost,
+						this.maxDelayNanos, this.count, true);
 	}
 
 	/**
@@ -119,7 +179,7 @@ public final class RateLimitPolicy {
 	 * @return which budget it spends, and how much
 	 */
 	public Acquisition acquisition(HttpServletRequest request) {
-		return new Acquisition(this.id, this.limit, this.keyResolver.resolve(request), this.cost);
+		return new Acquisition(this.id, this.limit, this.keyResolver.resolve(request), this.cost, this.maxDelayNanos);
 	}
 
 	/**
@@ -162,9 +222,35 @@ public final class RateLimitPolicy {
 		return this.cost;
 	}
 
+	/**
+	 * Returns how long a request may wait for its turn; zero rejects at once.
+	 * @return nanoseconds
+	 */
+	public long maxDelayNanos() {
+		return this.maxDelayNanos;
+	}
+
+	/**
+	 * Returns which requests spend the budget.
+	 * @return all, failures or successes
+	 */
+	public CountMode count() {
+		return this.count;
+	}
+
+	/**
+	 * Returns whether the policy only observes (shadow mode).
+	 * @return {@code true} when it never rejects nor delays
+	 */
+	public boolean shadow() {
+		return this.shadow;
+	}
+
 	@Override
 	public String toString() {
-		return "'" + this.name + "' " + this.limit + " key=" + this.keySpec + " cost=" + this.cost;
+		return "'" + this.name + "' " + this.limit + " key=" + this.keySpec + " cost=" + this.cost
+				+ ((this.maxDelayNanos > 0) ? " max-delay=" + Duration.ofNanos(this.maxDelayNanos) : "")
+				+ ((this.count != CountMode.ALL) ? " count=" + this.count : "") + (this.shadow ? " shadow" : "");
 	}
 
 	/**
@@ -181,13 +267,26 @@ public final class RateLimitPolicy {
 	 * @param burst the capacity
 	 * @param key the key setting
 	 * @param cost the tokens a request takes
+	 * @param onLimit what happens to a request over the limit
+	 * @param maxDelay how long a request may wait in delay mode
+	 * @param count which requests spend the budget
+	 * @param shadow whether the policy only observes
 	 */
 	public record Definition(String id, String name, String originPrefix, boolean annotation, String algorithm,
-			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost) {
+			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost,
+			OnLimit onLimit, Duration maxDelay, CountMode count, boolean shadow) {
 
 		String origin(String attribute) {
-			return this.annotation ? "@RateLimited(" + attribute + ") on " + this.originPrefix
+			String name = this.annotation ? camelCase(attribute) : attribute;
+			return this.annotation ? "@RateLimited(" + name + ") on " + this.originPrefix
 					: this.originPrefix + "." + attribute;
+		}
+
+		private static String camelCase(String attribute) {
+			int dash = attribute.indexOf('-');
+			return (dash < 0) ? attribute
+					: attribute.substring(0, dash) + Character.toUpperCase(attribute.charAt(dash + 1))
+							+ attribute.substring(dash + 2);
 		}
 
 	}

@@ -31,6 +31,14 @@ public final class RateLimitPolicyResolver {
 	}
 
 	/**
+	 * Returns the path rules.
+	 * @return the rules, in configuration order
+	 */
+	public List<PathRule> rules() {
+		return this.rules;
+	}
+
+	/**
 	 * Resolves the policies of a request.
 	 * @param request the request
 	 * @return the policies, each budget once; empty when the request is not limited

@@ -3,6 +3,7 @@ package io.github.ratelimit.web;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 
 /**
@@ -19,18 +20,51 @@ public final class RateLimitResult {
 
 	private final boolean allowed;
 
+	private final List<Deferred> deferred;
+
 	/**
 	 * Creates a result.
-	 * @param policies the policies that applied
+	 * @param policies the enforced policies that applied
 	 * @param decisions their decisions, in the same order
 	 */
 	public RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions) {
+		this(policies, decisions, List.of());
+	}
+
+	RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions, List<Deferred> deferred) {
 		if (policies.size() != decisions.size()) {
 			throw new IllegalArgumentException("one decision per policy expected");
 		}
 		this.policies = List.copyOf(policies);
 		this.decisions = List.copyOf(decisions);
 		this.allowed = decisions.stream().allMatch(Decision::isAllowed);
+		this.deferred = List.copyOf(deferred);
+	}
+
+	/** A result with no enforced policy: the request proceeds untouched, without headers. */
+	static RateLimitResult unlimited() {
+		return new RateLimitResult(List.of(), List.of(), List.of());
+	}
+
+	RateLimitResult withShadowDeferred(List<Deferred> shadowDeferred) {
+		if (shadowDeferred.isEmpty()) {
+			return this;
+		}
+		List<Deferred> all = new ArrayList<>(this.deferred);
+		all.addAll(shadowDeferred);
+		return new RateLimitResult(this.policies, this.decisions, all);
+	}
+
+	/**
+	 * Returns whether any enforced policy applied (then responses carry headers).
+	 * @return {@code false} when only shadow policies applied, or the store failed
+	 */
+	public boolean isLimited() {
+		return !this.policies.isEmpty();
+	}
+
+	List<Deferred> deferred() {
+		return this.deferred;
 	}
 
 	/**
@@ -88,6 +122,22 @@ public final class RateLimitResult {
 	}
 
 	/**
+	 * Returns how long an allowed request must wait for its turn (delay mode): the longest wait of its
+	 * limits.
+	 * @return nanoseconds; 0 when it proceeds at once or was rejected
+	 */
+	public long waitNanos() {
+		if (!this.allowed) {
+			return 0;
+		}
+		long nanos = 0;
+		for (Decision decision : this.decisions) {
+			nanos = Math.max(nanos, decision.waitNanos());
+		}
+		return nanos;
+	}
+
+	/**
 	 * Returns the index of the most restrictive decision: the rejection with the longest wait, else
 	 * the fewest remaining tokens (the later reset on a tie).
 	 * @return an index into {@link #decisions()}
@@ -115,6 +165,14 @@ public final class RateLimitResult {
 			return candidate.remaining() < current.remaining();
 		}
 		return candidate.resetNanos() > current.resetNanos();
+	}
+
+	/**
+	 * Tokens to take once the response is known, for a policy that counts only some responses.
+	 * @param policy the policy
+	 * @param acquisition what to take
+	 */
+	record Deferred(RateLimitPolicy policy, Acquisition acquisition) {
 	}
 
 	/**

@@ -64,6 +64,32 @@ public @interface RateLimited {
 	String algorithm() default "";
 
 	/**
+	 * Inline: what happens to a request over the limit ({@link OnLimit#REJECT} by default).
+	 * @return reject or delay
+	 */
+	OnLimit onLimit() default OnLimit.REJECT;
+
+	/**
+	 * Inline, with {@code onLimit = DELAY}: how long a request may wait for its turn, e.g.
+	 * {@code 500ms}.
+	 * @return the bound on the wait
+	 */
+	String maxDelay() default "";
+
+	/**
+	 * Inline: which requests spend the budget ({@link CountMode#ALL} by default); {@code FAILURES}
+	 * makes a brute-force lockout.
+	 * @return the count mode
+	 */
+	CountMode count() default CountMode.ALL;
+
+	/**
+	 * Inline: decide, count and log, but never reject nor delay (shadow mode).
+	 * @return whether the limit only observes
+	 */
+	boolean shadow() default false;
+
+	/**
 	 * Tokens one request to this endpoint takes; also allowed with a named policy, to make an
 	 * expensive endpoint spend more of a shared budget. Defaults to the policy's cost (inline: 1).
 	 * @return the cost

@@ -50,7 +50,8 @@ class RateLimitAutoConfigurationTests {
 			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER)
 				.isEqualTo(new RateLimitProperties().getFilterOrder())
 				.isGreaterThan(-100); // after Spring Security's filter chain
-			assertThat(registration.determineDispatcherTypes()).containsExactly(jakarta.servlet.DispatcherType.REQUEST);
+			assertThat(registration.determineDispatcherTypes()).containsExactlyInAnyOrder(
+					jakarta.servlet.DispatcherType.REQUEST, jakarta.servlet.DispatcherType.ASYNC);
 		});
 	}
 
@@ -123,6 +124,8 @@ class RateLimitAutoConfigurationTests {
 			rate-limit.client-ip.trusted-proxies | 10.0.0.0/33 | rate-limit.client-ip.trusted-proxies[0]: '10.0.0.0/33' is not a valid CIDR
 			rate-limit.client-ip.trusted-proxies | example.com | rate-limit.client-ip.trusted-proxies[0]: 'example.com'
 			rate-limit.store.caffeine.maximum-size | 0      | rate-limit.store.caffeine.maximum-size: maximum-size must be positive, was 0
+			rate-limit.policies.api.on-limit  | delay        | rate-limit.policies.api.max-delay: on-limit: delay needs a positive max-delay
+			rate-limit.policies.api.max-delay | 2s           | rate-limit.policies.api.max-delay: max-delay is set but on-limit is reject
 			rate-limit.store.type             | redis        | rate-limit.store.type: store type 'redis' has no store on the classpath. Add io.github.ratelimit:rate-limit-redis
 			""")
 	void badConfigurationFailsTheStartNamingTheProperty(String property, String value, String message) {
@@ -130,6 +133,28 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
 					"rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=api", property + "=" + value)
 			.run(failsWith(message));
+	}
+
+	@Test
+	void algorithmSettingsThatCannotWorkAreNamed() {
+		String[] base = { "rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m" };
+		this.runner.withPropertyValues(base)
+			.withPropertyValues("rate-limit.policies.api.algorithm=fixed-window", "rate-limit.policies.api.on-limit=delay",
+					"rate-limit.policies.api.max-delay=1s")
+			.run(failsWith("rate-limit.policies.api.on-limit: on-limit: delay needs an algorithm with a turn to wait for; "
+					+ "fixed-window has none. Use token-bucket or leaky-bucket"));
+		this.runner.withPropertyValues(base)
+			.withPropertyValues("rate-limit.policies.api.algorithm=sliding-window-counter", "rate-limit.policies.api.burst=20")
+			.run(failsWith("rate-limit.policies.api.burst: burst does not apply to sliding-window-counter"));
+		this.runner
+			.withPropertyValues("rate-limit.policies.api.algorithm=sliding-window-log", "rate-limit.policies.api.limit=50000",
+					"rate-limit.policies.api.period=1h")
+			.run(failsWith("rate-limit.policies.api.limit: sliding-window-log keeps one timestamp"));
+		this.runner.withPropertyValues(base)
+			.withPropertyValues("rate-limit.policies.api.algorithm=leaky-bucket", "rate-limit.policies.api.on-limit=delay",
+					"rate-limit.policies.api.max-delay=500ms")
+			.run((context) -> assertThat(context.getBean(RateLimitPolicies.class).get("api").maxDelayNanos())
+				.isEqualTo(500_000_000L));
 	}
 
 	@Test
@@ -191,6 +216,15 @@ class RateLimitAutoConfigurationTests {
 				@Override
 				public Decision release(Acquisition acquisition) {
 					return Decision.allowed(1, 1, 0);
+				}
+
+				@Override
+				public Decision peek(Acquisition acquisition) {
+					return Decision.allowed(1, 1, 0);
+				}
+
+				@Override
+				public void reset(String limitId, String key) {
 				}
 			};
 		}

@@ -28,6 +28,10 @@ final class Http {
 		return send(builder(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
+	HttpResponse<String> delete(String path, String... headers) {
+		return send(builder(path, headers).DELETE().build());
+	}
+
 	HttpResponse<String> post(String path, String form, String... headers) {
 		return send(builder(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))

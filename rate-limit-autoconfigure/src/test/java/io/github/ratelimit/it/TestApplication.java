@@ -26,6 +26,11 @@ public class TestApplication {
 	}
 
 	@Bean
+	RecordingDelay requestDelay() {
+		return new RecordingDelay();
+	}
+
+	@Bean
 	KeyResolver tenantKey() {
 		return (HttpServletRequest request) -> request.getHeader("X-Tenant");
 	}

@@ -24,7 +24,8 @@ class RateLimitFilterTests {
 	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
 
 	private final RateLimitPolicy api = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api",
-			"rate-limit.policies.api", false, "token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1), this.keyResolvers);
+			"rate-limit.policies.api", false, "token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT,
+			Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
 
 	@Test
 	void allowedRequestsPassWithHeadersAndRejectedOnesStop() throws Exception {
@@ -67,11 +68,11 @@ class RateLimitFilterTests {
 
 	@Test
 	void aCustomRejectionHandlerWritesTheRejection() throws Exception {
-		RateLimitFilter filter = new RateLimitFilter(resolver(), new CaffeineRateLimitStore(100, this.clock),
+		RateLimitFilter filter = new RateLimitFilter(resolver(), limiter(),
 				new RateLimitHeaders(HeaderStyle.BOTH), (request, response, result) -> {
 					response.setStatus(503);
 					response.getWriter().write("busy: " + result.violatedPolicies());
-				});
+				}, RequestDelay.SLEEP);
 		send(filter, "/api/x");
 		send(filter, "/api/x");
 		MockHttpServletResponse rejected = send(filter, "/api/x");
@@ -81,8 +82,13 @@ class RateLimitFilterTests {
 	}
 
 	private RateLimitFilter filter(HeaderStyle style) {
-		return new RateLimitFilter(resolver(), new CaffeineRateLimitStore(100, this.clock), new RateLimitHeaders(style),
-				new ProblemDetailRejectionHandler());
+		return new RateLimitFilter(resolver(), limiter(), new RateLimitHeaders(style),
+				new ProblemDetailRejectionHandler(), RequestDelay.SLEEP);
+	}
+
+	private RequestLimiter limiter() {
+		return new RequestLimiter(new CaffeineRateLimitStore(100, this.clock), DecisionRecorder.NONE,
+				new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
 	}
 
 	private RateLimitPolicyResolver resolver() {

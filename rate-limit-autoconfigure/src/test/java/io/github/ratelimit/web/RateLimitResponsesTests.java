@@ -70,6 +70,6 @@ class RateLimitResponsesTests {
 
 	private RateLimitPolicy policy(String name) {
 		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, "token-bucket", 1L,
-				Duration.ofSeconds(1), null, "ip", 1), this.keyResolvers);
+				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
 	}
 }

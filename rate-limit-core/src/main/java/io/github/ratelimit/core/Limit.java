@@ -10,6 +10,11 @@ import java.util.Objects;
  */
 public final class Limit {
 
+	/** The largest limit a sliding-window-log accepts: 80 KB of timestamps per key at most. */
+	public static final long MAX_LOG_LIMIT = 10_000;
+
+	static final long MAX_COUNTER_PRODUCT = 1L << 61;
+
 	private final Algorithm algorithm;
 
 	private final long limit;
@@ -66,7 +71,8 @@ public final class Limit {
 	}
 
 	/**
-	 * Returns the capacity: the most tokens that may be spent at once.
+	 * Returns the capacity: the most tokens that may be spent at once (a window's capacity is its
+	 * limit).
 	 * @return the burst, positive; defaults to {@link #limit()}
 	 */
 	public long burst() {
@@ -91,11 +97,17 @@ public final class Limit {
 
 	/**
 	 * Returns how long a key's state may sit untouched before it is surely equal to a fresh state, so
-	 * that a store can forget it without changing any decision.
+	 * that a store can forget it without changing any decision: a bucket's time to refill (or drain)
+	 * the whole burst, one period for a fixed window or a log, two periods for the window counter
+	 * (the current window still weighs on the next).
 	 * @return nanoseconds
 	 */
 	public long idleNanosUntilFresh() {
-		return this.toleranceNanos;
+		return switch (this.algorithm) {
+			case TOKEN_BUCKET, LEAKY_BUCKET -> this.toleranceNanos;
+			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> this.period.toNanos();
+			case SLIDING_WINDOW_COUNTER -> 2 * this.period.toNanos();
+		};
 	}
 
 	/**
@@ -105,6 +117,10 @@ public final class Limit {
 	public LimiterState newState() {
 		return switch (this.algorithm) {
 			case TOKEN_BUCKET -> new TokenBucket(this);
+			case LEAKY_BUCKET -> new LeakyBucket(this);
+			case FIXED_WINDOW -> new FixedWindow(this);
+			case SLIDING_WINDOW_LOG -> new SlidingWindowLog(this);
+			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(this);
 		};
 	}
 
@@ -197,6 +213,24 @@ public final class Limit {
 			}
 			if (this.burst != null && this.burst <= 0) {
 				throw new IllegalArgumentException("burst must be positive, was " + this.burst);
+			}
+			if (this.burst != null && !this.algorithm.hasBurst() && this.burst != this.limit) {
+				throw new IllegalArgumentException("burst does not apply to " + this.algorithm
+						+ ": a window holds its limit; leave burst unset or use token-bucket or leaky-bucket");
+			}
+			if (this.algorithm == Algorithm.SLIDING_WINDOW_LOG && this.limit > MAX_LOG_LIMIT) {
+				throw new IllegalArgumentException("sliding-window-log keeps one timestamp (8 bytes) per request of the "
+						+ "window, per key: a limit of " + this.limit + " could take " + (this.limit * 8 / 1024)
+						+ " KiB per key; the most it accepts is " + MAX_LOG_LIMIT
+						+ ". Use sliding-window-counter (16 bytes per key) for large limits");
+			}
+			if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER
+					&& Math.multiplyHigh(this.limit, this.period.toNanos()) != 0
+					|| this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER
+							&& this.limit * this.period.toNanos() > MAX_COUNTER_PRODUCT) {
+				throw new IllegalArgumentException("sliding-window-counter computes exactly with limit x period in "
+						+ "nanoseconds, which must stay below 2^61; " + this.limit + " per " + this.period
+						+ " is too large. Shorten the period or lower the limit");
 			}
 			if (this.limit > this.period.toNanos()) {
 				throw new IllegalArgumentException("limit must be at most one per nanosecond of period, was "

@@ -25,6 +25,33 @@ public interface RateLimitStore {
 	Decision release(Acquisition acquisition);
 
 	/**
+	 * Tells whether tokens are available without taking them, for budgets that count a request only
+	 * once its response is known. The default takes and gives back, so a concurrent request may
+	 * briefly see the tokens as taken (it can be rejected, never wrongly allowed).
+	 * @param acquisition which budget, how much
+	 * @return what {@link #tryAcquire(Acquisition)} would answer now; nothing is taken
+	 */
+	default Decision check(Acquisition acquisition) {
+		Decision decision = tryAcquire(new Acquisition(acquisition.limitId(), acquisition.limit(), acquisition.key(),
+				acquisition.cost()));
+		return decision.isAllowed() ? release(acquisition) : decision;
+	}
+
+	/**
+	 * Reads a budget without changing it.
+	 * @param acquisition which budget (its cost is ignored)
+	 * @return the state as a request of cost 0 would see it
+	 */
+	Decision peek(Acquisition acquisition);
+
+	/**
+	 * Forgets a budget's state, so it is whole again (e.g. to unlock a user).
+	 * @param limitId the limit
+	 * @param key the key
+	 */
+	void reset(String limitId, String key);
+
+	/**
 	 * Takes tokens from several budgets, all or nothing: when one rejects, those already taken from
 	 * the others are given back, so a rejected request consumes nothing. While the request is being
 	 * decided, a concurrent request may briefly see the tokens as taken (it can be rejected, never

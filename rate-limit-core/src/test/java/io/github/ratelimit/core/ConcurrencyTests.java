@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
@@ -19,20 +21,61 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Many threads on one key admit exactly the budget: never more, never fewer.
  */
-class ConcurrencyTests {
+public class ConcurrencyTests {
 
 	private static final int THREADS = 64;
 
-	@Test
-	void sixtyFourThreadsOnOneKeyAdmitExactlyTheBurst() throws Exception {
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void sixtyFourThreadsOnOneKeyAdmitExactlyTheBudget(Algorithm algorithm) throws Exception {
 		ManualClock clock = new ManualClock();
 		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
-		Limit limit = Limit.builder().limit(1000).period(Duration.ofHours(1)).build();
+		Limit limit = Limit.builder().algorithm(algorithm).limit(1000).period(Duration.ofHours(1)).build();
 		Acquisition acquisition = new Acquisition("api", limit, "one-key", 1);
 		for (int round = 0; round < 5; round++) {
 			AtomicInteger allowed = hammer(THREADS, 100, () -> store.tryAcquire(acquisition).isAllowed());
 			assertThat(allowed.get()).as("round %d", round).isEqualTo(1000);
-			clock.advance(Duration.ofHours(1));
+			clock.advance(Duration.ofHours(2)); // the window counter still weighs the previous window
+		}
+	}
+
+	/**
+	 * The moment an idle key's state expires is the moment its next requests arrive: threads that raced
+	 * with the removal and threads that came after must still spend one budget.
+	 */
+	@Test
+	void aKeyRevivedByManyThreadsAtOnceStillAdmitsExactlyItsBudget() throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Limit limit = Limit.builder().limit(3).period(Duration.ofSeconds(3)).build();
+		Acquisition acquisition = new Acquisition("api", limit, "one-key", 1);
+		ExecutorService pool = Executors.newFixedThreadPool(8);
+		try {
+			for (int round = 0; round < 400; round++) {
+				CountDownLatch start = new CountDownLatch(1);
+				AtomicInteger allowed = new AtomicInteger();
+				List<Future<?>> futures = new ArrayList<>();
+				for (int t = 0; t < 8; t++) {
+					futures.add(pool.submit(() -> {
+						start.await();
+						for (int i = 0; i < 2; i++) {
+							if (store.tryAcquire(acquisition).isAllowed()) {
+								allowed.incrementAndGet();
+							}
+						}
+						return null;
+					}));
+				}
+				start.countDown();
+				for (Future<?> future : futures) {
+					future.get(60, TimeUnit.SECONDS);
+				}
+				assertThat(allowed.get()).as("round %d", round).isEqualTo(3);
+				clock.advance(Duration.ofSeconds(5)); // past the idle expiry (3 s + 1 s of slack)
+			}
+		}
+		finally {
+			pool.shutdownNow();
 		}
 	}
 
@@ -59,6 +102,30 @@ class ConcurrencyTests {
 		assertThat(allowed.get()).isEqualTo(seconds);
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void delayedReservationsUnderConcurrencyNeverOverbook(Algorithm algorithm) throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Limit limit = Limit.builder().algorithm(algorithm).limit(10).period(Duration.ofSeconds(10)).build();
+		// Up to 5 s of waiting allowed: the buckets admit their burst plus 5 reservations, one per second.
+		Acquisition acquisition = new Acquisition("api", limit, "one-key", 1, Duration.ofSeconds(5).toNanos());
+		java.util.Set<Long> waits = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		AtomicInteger allowed = hammer(THREADS, 10, () -> {
+			Decision decision = store.tryAcquire(acquisition);
+			if (decision.isAllowed() && decision.waitNanos() > 0) {
+				assertThat(waits.add(decision.waitNanos())).as("every reserved turn is distinct").isTrue();
+			}
+			return decision.isAllowed();
+		});
+		long expected = switch (algorithm) {
+			case TOKEN_BUCKET -> 15; // 10 at once, then one a second for 5 seconds
+			case LEAKY_BUCKET -> 6; // a queue: turns at 0..5 s, the queue holds 10 but the wait caps it
+			default -> 10; // windows never wait
+		};
+		assertThat(allowed.get()).isEqualTo(expected);
+	}
+
 	@Test
 	void allOrNothingUnderConcurrencyNeverOverSpendsEitherBudget() throws Exception {
 		ManualClock clock = new ManualClock();
@@ -79,13 +146,13 @@ class ConcurrencyTests {
 		assertThat(smallLeft).isZero();
 	}
 
-	interface Attempt {
+	public interface Attempt {
 
 		boolean run() throws Exception;
 
 	}
 
-	static AtomicInteger hammer(int threads, int attemptsPerThread, Attempt attempt) throws Exception {
+	public static AtomicInteger hammer(int threads, int attemptsPerThread, Attempt attempt) throws Exception {
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		CountDownLatch start = new CountDownLatch(1);
 		AtomicInteger allowed = new AtomicInteger();

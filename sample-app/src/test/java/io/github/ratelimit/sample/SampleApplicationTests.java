@@ -86,7 +86,7 @@ class SampleApplicationTests {
 		HttpResponse<String> otherUser = login("bob", "correct-horse");
 		assertThat(otherUser.statusCode()).isEqualTo(200);
 		assertThat(otherUser.body()).isEqualTo("Welcome, bob");
-		assertThat(header(otherUser, "X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(header(otherUser, "X-RateLimit-Remaining")).as("a right password never counts").isEqualTo("3");
 	}
 
 	@Test
@@ -94,7 +94,7 @@ class SampleApplicationTests {
 		HttpResponse<String> response = login("carol", "correct-horse");
 		assertThat(response.statusCode()).isEqualTo(200);
 		assertThat(response.body()).isEqualTo("Welcome, carol");
-		assertThat(header(response, "X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(header(response, "X-RateLimit-Remaining")).isEqualTo("3");
 	}
 
 	@Test
@@ -114,6 +114,38 @@ class SampleApplicationTests {
 		// 5 tokens at 10 a minute take 30 seconds to come back.
 		assertThat(Long.parseLong(header(rejected, "Retry-After"))).isBetween(1L, 30L);
 		assertThat(rejected.body()).contains("\"violated-policies\":[\"reports\"]");
+	}
+
+	@Test
+	void exportIsSmoothedNotRejected() throws Exception {
+		for (int i = 0; i < 4; i++) {
+			HttpResponse<String> response = get("/api/export");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.body()).isEqualTo("exported");
+		}
+	}
+
+	@Test
+	void searchIsOnlyWatchedByAShadowPolicy() throws Exception {
+		for (int i = 0; i < 6; i++) {
+			HttpResponse<String> response = get("/api/search?q=x");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+		}
+		assertThat(get("/actuator/metrics/ratelimit.decisions?tag=policy:search&tag=outcome:shadow-rejected").body())
+			.contains("\"value\":4.0");
+	}
+
+	@Test
+	void theActuatorUnlocksALockedOutUser() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			login("dave", "nope");
+		}
+		assertThat(login("dave", "correct-horse").statusCode()).isEqualTo(429);
+		assertThat(get("/actuator/ratelimits").body()).contains("\"login\"").contains("\"count\":\"failures\"");
+		HttpRequest unlock = HttpRequest.newBuilder(uri("/actuator/ratelimits/login/param:dave")).DELETE().build();
+		assertThat(this.client.send(unlock, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+		assertThat(login("dave", "correct-horse").statusCode()).isEqualTo(200);
 	}
 
 	private HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -22,12 +22,20 @@ import io.github.ratelimit.core.RateLimitStore;
  * second of slack for the time between Caffeine's read of the clock and the limiter's. Reaching
  * {@code maximumSize} evicts the least valuable keys (Caffeine's W-TinyLFU); that is what keeps
  * memory bounded under a flood of distinct keys, and an evicted key starts again with a full budget.
+ * <p>
+ * Concurrency: a thread may still hold a state that Caffeine has just expired or evicted (its read
+ * of the entry raced with the removal). So that such a thread and the threads that come after it
+ * never spend two different budgets, a removed state is kept in a weak-valued side map, and the state
+ * created next for that key is the very same object when anybody still holds it. Once nobody does,
+ * the garbage collector clears it and the key starts afresh, as it should.
  */
 public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	private static final long SLACK_NANOS = 1_000_000_000L;
 
 	private final Cache<StoreKey, LimiterState> states;
+
+	private final Cache<StoreKey, LimiterState> removedButReachable;
 
 	private final RateLimitClock clock;
 
@@ -45,11 +53,18 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			throw new IllegalArgumentException("maximumSize must be positive, was " + maximumSize);
 		}
 		this.clock = clock;
+		this.removedButReachable = Caffeine.newBuilder().weakValues().executor(executor).build();
 		this.states = Caffeine.newBuilder()
 			.maximumSize(maximumSize)
 			.ticker(clock::nanos)
 			.executor(executor)
 			.expireAfter(new IdleUntilFresh())
+			// Called inside the atomic removal, before any new state for the key can be created.
+			.<StoreKey, LimiterState>evictionListener((key, state, cause) -> {
+				if (key != null && state != null) {
+					this.removedButReachable.put(key, state);
+				}
+			})
 			.build();
 	}
 
@@ -68,17 +83,14 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * @param acquisition the budget (its cost is ignored)
 	 * @return the state as a request of cost 0 would see it
 	 */
+	@Override
 	public Decision peek(Acquisition acquisition) {
 		LimiterState state = this.states.policy()
 			.getIfPresentQuietly(new StoreKey(acquisition.limitId(), acquisition.key()));
 		return (state != null ? state : acquisition.limit().newState()).peek(this.clock.nanos());
 	}
 
-	/**
-	 * Forgets a key's state, so its budget is whole again.
-	 * @param limitId the limit
-	 * @param key the key
-	 */
+	@Override
 	public void reset(String limitId, String key) {
 		this.states.invalidate(new StoreKey(limitId, key));
 	}
@@ -99,7 +111,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		StoreKey key = new StoreKey(acquisition.limitId(), acquisition.key());
 		LimiterState state = this.states.getIfPresent(key);
 		if (state == null) {
-			state = this.states.get(key, (k) -> acquisition.limit().newState());
+			state = this.states.get(key, (k) -> {
+				LimiterState removed = this.removedButReachable.asMap().remove(k);
+				return (removed != null) ? removed : acquisition.limit().newState();
+			});
 		}
 		return state;
 	}

@@ -1,0 +1,190 @@
+package io.github.ratelimit.actuate;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.web.AnnotatedEndpoints;
+import io.github.ratelimit.web.RateLimitPolicies;
+import io.github.ratelimit.web.RateLimitPolicy;
+import io.github.ratelimit.web.RateLimitPolicyResolver;
+
+/**
+ * The {@code ratelimits} endpoint: {@code GET} lists the policies (resolved settings), the path rules
+ * and the annotated endpoints; {@code GET /{policy}/{key}} shows one key's budget;
+ * {@code DELETE /{policy}/{key}} resets it (e.g. unlocks a user). Keys are written as the limiter
+ * stores them, with their source: {@code ip:203.0.113.7}, {@code param:alice}, {@code user:bob}.
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+
+	private final RateLimitPolicies policies;
+
+	private final RateLimitPolicyResolver resolver;
+
+	private final AnnotatedEndpoints annotatedEndpoints;
+
+	private final RateLimitStore store;
+
+	private final boolean shadowMode;
+
+	/**
+	 * Creates the endpoint.
+	 * @param policies the named policies
+	 * @param resolver holds the path rules
+	 * @param annotatedEndpoints the annotated handlers
+	 * @param store the store
+	 * @param shadowMode whether {@code rate-limit.mode} is shadow
+	 */
+	public RateLimitsEndpoint(RateLimitPolicies policies, RateLimitPolicyResolver resolver,
+			AnnotatedEndpoints annotatedEndpoints, RateLimitStore store, boolean shadowMode) {
+		this.policies = policies;
+		this.resolver = resolver;
+		this.annotatedEndpoints = annotatedEndpoints;
+		this.store = store;
+		this.shadowMode = shadowMode;
+	}
+
+	/**
+	 * Lists the configuration in force.
+	 * @return policies, rules and annotated endpoints
+	 */
+	@ReadOperation
+	public RateLimitsDescriptor rateLimits() {
+		Map<String, PolicyDescriptor> policies = new LinkedHashMap<>();
+		this.policies.all().forEach((policy) -> policies.put(policy.name(), PolicyDescriptor.of(policy)));
+		List<RuleDescriptor> rules = this.resolver.rules()
+			.stream()
+			.map((rule) -> new RuleDescriptor(rule.pattern().getPatternString(), new TreeSet<>(rule.methods()),
+					rule.policies().stream().map(RateLimitPolicy::name).toList()))
+			.toList();
+		Map<String, List<PolicyDescriptor>> endpoints = new LinkedHashMap<>();
+		this.annotatedEndpoints.endpoints()
+			.forEach((method, applied) -> endpoints.put(method, applied.stream().map(PolicyDescriptor::of).toList()));
+		return new RateLimitsDescriptor(this.shadowMode ? "shadow" : "enforce", this.store.getClass().getSimpleName(),
+				policies, rules, endpoints);
+	}
+
+	/**
+	 * Shows one key's budget.
+	 * @param policy the policy name
+	 * @param key the key, e.g. {@code ip:203.0.113.7}
+	 * @return the budget, or {@code null} (404) when there is no such policy
+	 */
+	@ReadOperation
+	public @Nullable KeyDescriptor key(@Selector String policy, @Selector String key) {
+		RateLimitPolicy found = find(policy);
+		if (found == null) {
+			return null;
+		}
+		Decision state = this.store.peek(new Acquisition(found.id(), found.limit(), key, 1));
+		return new KeyDescriptor(found.name(), key, state.limit(), state.remaining(),
+				Duration.ofNanos(state.resetNanos()).toMillis());
+	}
+
+	/**
+	 * Resets one key's budget, so it is whole again.
+	 * @param policy the policy name
+	 * @param key the key, e.g. {@code param:alice}
+	 * @return {@code null} (404) when there is no such policy, else the budget now
+	 */
+	@DeleteOperation
+	public @Nullable KeyDescriptor reset(@Selector String policy, @Selector String key) {
+		RateLimitPolicy found = find(policy);
+		if (found == null) {
+			return null;
+		}
+		this.store.reset(found.id(), key);
+		return key(policy, key);
+	}
+
+	private @Nullable RateLimitPolicy find(String name) {
+		RateLimitPolicy named = this.policies.get(name);
+		if (named != null) {
+			return named;
+		}
+		for (List<RateLimitPolicy> applied : this.annotatedEndpoints.endpoints().values()) {
+			for (RateLimitPolicy policy : applied) {
+				if (policy.name().equals(name)) {
+					return policy;
+				}
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The whole configuration.
+	 *
+	 * @param mode enforce or shadow
+	 * @param store the store's type
+	 * @param policies named policies
+	 * @param rules path rules
+	 * @param endpoints annotated handler methods and their policies
+	 */
+	public record RateLimitsDescriptor(String mode, String store, Map<String, PolicyDescriptor> policies,
+			List<RuleDescriptor> rules, Map<String, List<PolicyDescriptor>> endpoints) {
+	}
+
+	/**
+	 * One policy's resolved settings.
+	 *
+	 * @param name the name
+	 * @param algorithm the algorithm
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 * @param key the key setting
+	 * @param cost tokens per request
+	 * @param count which requests count
+	 * @param maxDelay the longest wait in delay mode, {@code null} when rejecting
+	 * @param shadow whether it only observes
+	 */
+	public record PolicyDescriptor(String name, String algorithm, long limit, Duration period, long burst, String key,
+			long cost, String count, @Nullable Duration maxDelay, boolean shadow) {
+
+		static PolicyDescriptor of(RateLimitPolicy policy) {
+			return new PolicyDescriptor(policy.name(), policy.limit().algorithm().id(), policy.limit().limit(),
+					policy.limit().period(), policy.limit().burst(), policy.keySpec(), policy.cost(),
+					policy.count().name().toLowerCase(Locale.ROOT),
+					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow());
+		}
+
+	}
+
+	/**
+	 * One path rule.
+	 *
+	 * @param path the pattern
+	 * @param methods the methods (empty for all)
+	 * @param policies the policy names
+	 */
+	public record RuleDescriptor(String path, Set<String> methods, List<String> policies) {
+	}
+
+	/**
+	 * One key's budget.
+	 *
+	 * @param policy the policy
+	 * @param key the key
+	 * @param limit the quota per period
+	 * @param remaining the tokens left now
+	 * @param resetMillis milliseconds until the budget is whole again
+	 */
+	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis) {
+	}
+}

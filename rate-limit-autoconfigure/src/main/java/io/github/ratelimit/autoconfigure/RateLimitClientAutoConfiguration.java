@@ -1,0 +1,117 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.RestTemplateCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.util.StringUtils;
+
+import io.github.ratelimit.client.RetryAfterInterceptor;
+import io.github.ratelimit.client.Sleeper;
+import io.github.ratelimit.web.RateLimitConfigurationException;
+
+/**
+ * The client side: with {@code rate-limit.client.retry.enabled=true}, a {@link RetryAfterInterceptor}
+ * configured by {@code rate-limit.client.retry.*} is installed, first, in every {@code RestClient}
+ * and {@code RestTemplate} built from Spring Boot's {@code RestClient.Builder} and
+ * {@code RestTemplateBuilder}.
+ * <p>
+ * Independent of the server side: it needs no servlet container and applies whatever
+ * {@code rate-limit.enabled} says. A {@link Sleeper} bean, when there is one, replaces
+ * {@link Sleeper#SYSTEM}; a {@link RetryAfterInterceptor} bean replaces the configured one.
+ */
+@AutoConfiguration
+@ConditionalOnClass(ClientHttpRequestInterceptor.class)
+@ConditionalOnBooleanProperty("rate-limit.client.retry.enabled")
+@EnableConfigurationProperties(RateLimitClientProperties.class)
+public final class RateLimitClientAutoConfiguration {
+
+	private static final String PREFIX = "rate-limit.client.retry";
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryAfterInterceptor rateLimitRetryAfterInterceptor(RateLimitClientProperties properties,
+			ObjectProvider<Sleeper> sleeper) {
+		RateLimitClientProperties.Retry retry = properties.getRetry();
+		if (retry.getMaxAttempts() < 1) {
+			throw new RateLimitConfigurationException(PREFIX + ".max-attempts",
+					"max-attempts must be at least 1, was " + retry.getMaxAttempts(),
+					"Set the most tries in all, the first one included, e.g. 3; 1 retries nothing");
+		}
+		return RetryAfterInterceptor.builder()
+			.maxAttempts(retry.getMaxAttempts())
+			.baseDelay(notNegative(retry.getBaseDelay(), "base-delay"))
+			.maxDelay(notNegative(retry.getMaxDelay(), "max-delay"))
+			.maxTotalWait(notNegative(retry.getMaxTotalWait(), "max-total-wait"))
+			.methods(methods(retry.getMethods()))
+			.sleeper(sleeper.getIfAvailable(() -> Sleeper.SYSTEM))
+			.build();
+	}
+
+	private static Duration notNegative(Duration duration, String property) {
+		if (duration == null || duration.isNegative()) {
+			throw new RateLimitConfigurationException(PREFIX + "." + property,
+					property + " must be zero or positive, was " + duration, "Set a duration such as 500ms or 2s");
+		}
+		return duration;
+	}
+
+	private static Set<HttpMethod> methods(List<String> names) {
+		Set<HttpMethod> methods = new LinkedHashSet<>();
+		for (int i = 0; i < names.size(); i++) {
+			String name = names.get(i);
+			if (!StringUtils.hasText(name) || name.trim().chars().anyMatch(Character::isWhitespace)) {
+				throw new RateLimitConfigurationException(PREFIX + ".methods[" + i + "]",
+						"'" + name + "' is not an HTTP method", "Name a method such as GET or PUT");
+			}
+			methods.add(HttpMethod.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+		}
+		return methods;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RestClientCustomizer.class)
+	static class CustomizerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitRetryRestClientCustomizer")
+		RestClientCustomizer rateLimitRetryRestClientCustomizer(RetryAfterInterceptor interceptor) {
+			return (builder) -> builder.requestInterceptors((interceptors) -> installFirst(interceptors, interceptor));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitRetryRestTemplateCustomizer")
+		RestTemplateCustomizer rateLimitRetryRestTemplateCustomizer(RetryAfterInterceptor interceptor) {
+			return (restTemplate) -> {
+				List<ClientHttpRequestInterceptor> interceptors = new ArrayList<>(restTemplate.getInterceptors());
+				installFirst(interceptors, interceptor);
+				restTemplate.setInterceptors(interceptors);
+			};
+		}
+
+		// First, so that the other interceptors (authentication, signing, logging) run again on each retry.
+		private static void installFirst(List<ClientHttpRequestInterceptor> interceptors,
+				RetryAfterInterceptor interceptor) {
+			if (!interceptors.contains(interceptor)) {
+				interceptors.add(0, interceptor);
+			}
+		}
+
+	}
+
+}

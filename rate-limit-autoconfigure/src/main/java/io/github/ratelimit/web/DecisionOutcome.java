@@ -1,0 +1,32 @@
+package io.github.ratelimit.web;
+
+import java.util.Locale;
+
+/**
+ * What one policy did to one request, as metrics and logs report it.
+ */
+public enum DecisionOutcome {
+
+	/** Allowed at once. */
+	ALLOWED,
+
+	/** Rejected (429). */
+	REJECTED,
+
+	/** Allowed after waiting for its turn (delay mode). */
+	DELAYED,
+
+	/** A shadow policy would have rejected it; it went through. */
+	SHADOW_REJECTED,
+
+	/** The store failed; the request went through (fail open). */
+	STORE_ERROR;
+
+	/**
+	 * Returns the metric tag value.
+	 * @return e.g. {@code shadow-rejected}
+	 */
+	public String tag() {
+		return name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+}

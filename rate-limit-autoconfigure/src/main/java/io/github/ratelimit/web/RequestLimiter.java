@@ -1,0 +1,206 @@
+package io.github.ratelimit.web;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitStore;
+
+/**
+ * Decides one request against the policies that apply to it, in two steps:
+ * <ol>
+ * <li>{@link #decide} when the request arrives: enforced policies that count every request take their
+ * tokens (all or nothing); enforced policies that count only some responses are checked without
+ * taking; shadow policies are evaluated the same way but never reject;</li>
+ * <li>{@link #complete} when the response is known: policies that count failures (or successes) take
+ * their tokens if the response is one.</li>
+ * </ol>
+ * It records every outcome (metrics) and logs rejections. A store that throws fails open: the request
+ * goes through and the error is counted. Thread-safe.
+ */
+public final class RequestLimiter {
+
+	private static final Log logger = LogFactory.getLog(RequestLimiter.class);
+
+	private final RateLimitStore store;
+
+	private final DecisionRecorder recorder;
+
+	private final RejectionLog rejectionLog;
+
+	private final boolean shadowOnly;
+
+	/**
+	 * Creates a limiter.
+	 * @param store decides
+	 * @param recorder receives outcomes
+	 * @param rejectionLog logs rejections
+	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
+	 */
+	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+			boolean shadowOnly) {
+		this.store = store;
+		this.recorder = recorder;
+		this.rejectionLog = rejectionLog;
+		this.shadowOnly = shadowOnly;
+	}
+
+	/**
+	 * Decides a request as it arrives.
+	 * @param request the request
+	 * @param policies the policies that apply
+	 * @return the enforced decision; its deferred part is completed by {@link #complete}
+	 */
+	public RateLimitResult decide(HttpServletRequest request, List<RateLimitPolicy> policies) {
+		List<RateLimitPolicy> enforced = new ArrayList<>(policies.size());
+		List<RateLimitPolicy> shadow = new ArrayList<>(0);
+		for (RateLimitPolicy policy : policies) {
+			((policy.shadow() || this.shadowOnly) ? shadow : enforced).add(policy);
+		}
+		List<Acquisition> acquisitions = new ArrayList<>(enforced.size());
+		for (RateLimitPolicy policy : enforced) {
+			acquisitions.add(policy.acquisition(request));
+		}
+		List<Decision> decisions = evaluate(enforced, acquisitions);
+		if (decisions == null) {
+			return RateLimitResult.unlimited();
+		}
+		RateLimitResult result = new RateLimitResult(enforced, decisions, deferred(enforced, acquisitions, decisions));
+		for (int i = 0; i < enforced.size(); i++) {
+			Decision decision = decisions.get(i);
+			DecisionOutcome outcome = !decision.isAllowed() ? DecisionOutcome.REJECTED
+					: (decision.waitNanos() > 0) ? DecisionOutcome.DELAYED : DecisionOutcome.ALLOWED;
+			this.recorder.decided(enforced.get(i), outcome);
+			if (!decision.isAllowed()) {
+				this.rejectionLog.rejected(enforced.get(i), acquisitions.get(i), false);
+			}
+		}
+		if (result.isAllowed() && !shadow.isEmpty()) {
+			return result.withShadowDeferred(observe(request, shadow));
+		}
+		return result;
+	}
+
+	/**
+	 * Takes the tokens of the policies that count only some responses, once the response is known.
+	 * @param result the request's result
+	 * @param status the response status (500 when the request failed with an exception)
+	 * @return the result with the decisions of the policies that counted the request, for headers
+	 */
+	public RateLimitResult complete(RateLimitResult result, int status) {
+		List<Decision> decisions = new ArrayList<>(result.decisions());
+		for (RateLimitResult.Deferred deferred : result.deferred()) {
+			if (deferred.policy().count().counts(status)) {
+				try {
+					long start = System.nanoTime();
+					Decision counted = this.store.tryAcquire(deferred.acquisition());
+					this.recorder.storeCall(System.nanoTime() - start);
+					int index = result.policies().indexOf(deferred.policy());
+					if (index >= 0) {
+						decisions.set(index, counted.isAllowed() ? counted
+								: Decision.allowed(counted.limit(), 0, counted.resetNanos()));
+					}
+				}
+				catch (RuntimeException ex) {
+					storeFailed(List.of(deferred.policy()), ex);
+				}
+			}
+		}
+		return new RateLimitResult(result.policies(), decisions);
+	}
+
+	/** Evaluates shadow policies: everything but the rejection. Returns what they count later. */
+	private List<RateLimitResult.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow) {
+		List<Acquisition> acquisitions = new ArrayList<>(shadow.size());
+		for (RateLimitPolicy policy : shadow) {
+			acquisitions.add(policy.acquisition(request));
+		}
+		List<Decision> decisions = evaluate(shadow, acquisitions);
+		if (decisions == null) {
+			return List.of();
+		}
+		for (int i = 0; i < shadow.size(); i++) {
+			boolean allowed = decisions.get(i).isAllowed();
+			this.recorder.decided(shadow.get(i), allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.SHADOW_REJECTED);
+			if (!allowed) {
+				this.rejectionLog.rejected(shadow.get(i), acquisitions.get(i), true);
+			}
+		}
+		return deferred(shadow, acquisitions, decisions);
+	}
+
+	/**
+	 * Asks the store: counted-later policies are checked first (nothing taken); when they all pass, the
+	 * others take their tokens, all or nothing. Returns {@code null} when the store failed.
+	 */
+	private List<Decision> evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
+		if (policies.isEmpty()) {
+			return List.of();
+		}
+		long start = System.nanoTime();
+		try {
+			List<Decision> decisions = new ArrayList<>(policies.size());
+			List<Acquisition> now = new ArrayList<>(policies.size());
+			boolean checksPass = true;
+			for (int i = 0; i < policies.size(); i++) {
+				if (policies.get(i).count() == CountMode.ALL) {
+					now.add(acquisitions.get(i));
+					decisions.add(null);
+				}
+				else {
+					Decision checked = this.store.check(acquisitions.get(i));
+					checksPass &= checked.isAllowed();
+					decisions.add(checked);
+				}
+			}
+			if (!now.isEmpty()) {
+				List<Decision> taken = checksPass ? this.store.tryAcquireAll(now) : checkAll(now);
+				int next = 0;
+				for (int i = 0; i < decisions.size(); i++) {
+					if (decisions.get(i) == null) {
+						decisions.set(i, taken.get(next++));
+					}
+				}
+			}
+			return decisions;
+		}
+		catch (RuntimeException ex) {
+			storeFailed(policies, ex);
+			return null;
+		}
+		finally {
+			this.recorder.storeCall(System.nanoTime() - start);
+		}
+	}
+
+	private List<Decision> checkAll(List<Acquisition> acquisitions) {
+		List<Decision> decisions = new ArrayList<>(acquisitions.size());
+		for (Acquisition acquisition : acquisitions) {
+			decisions.add(this.store.check(acquisition));
+		}
+		return decisions;
+	}
+
+	private static List<RateLimitResult.Deferred> deferred(List<RateLimitPolicy> policies,
+			List<Acquisition> acquisitions, List<Decision> decisions) {
+		List<RateLimitResult.Deferred> deferred = new ArrayList<>(0);
+		for (int i = 0; i < policies.size(); i++) {
+			if (policies.get(i).count() != CountMode.ALL && decisions.get(i).isAllowed()) {
+				deferred.add(new RateLimitResult.Deferred(policies.get(i), acquisitions.get(i)));
+			}
+		}
+		return deferred;
+	}
+
+	private void storeFailed(List<RateLimitPolicy> policies, RuntimeException ex) {
+		for (RateLimitPolicy policy : policies) {
+			this.recorder.decided(policy, DecisionOutcome.STORE_ERROR);
+		}
+		logger.debug("Rate limit store failed; letting the request through", ex);
+	}
+}

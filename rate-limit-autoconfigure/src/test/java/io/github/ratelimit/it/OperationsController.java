@@ -1,0 +1,58 @@
+package io.github.ratelimit.it;
+
+import java.util.concurrent.Callable;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.RateLimited;
+
+/**
+ * Brute-force protection (count failures only) and shadow limits.
+ */
+@RestController
+@RequestMapping("/ops")
+class OperationsController {
+
+	@PostMapping("/login")
+	@RateLimited(name = "login", limit = 3, period = "1m", key = "param:user", count = CountMode.FAILURES)
+	ResponseEntity<String> login(@RequestParam String user, @RequestParam String password,
+			@RequestParam(defaultValue = "0") long slowMillis) throws InterruptedException {
+		Thread.sleep(slowMillis);
+		return "right".equals(password) ? ResponseEntity.ok("welcome " + user)
+				: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("no");
+	}
+
+	@PostMapping("/async-login")
+	@RateLimited(name = "async-login", limit = 2, period = "1m", key = "param:user", count = CountMode.FAILURES)
+	Callable<ResponseEntity<String>> asyncLogin(@RequestParam String user, @RequestParam String password) {
+		return () -> "right".equals(password) ? ResponseEntity.ok("welcome " + user)
+				: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("no");
+	}
+
+	@GetMapping("/successes")
+	@RateLimited(name = "successes", limit = 2, period = "1m", count = CountMode.SUCCESSES)
+	ResponseEntity<String> successes(@RequestParam boolean ok) {
+		return ok ? ResponseEntity.ok("ok") : ResponseEntity.badRequest().body("bad");
+	}
+
+	@GetMapping("/observed")
+	@RateLimited(name = "observed", limit = 2, period = "1m", shadow = true)
+	String observed() {
+		return "observed";
+	}
+
+	@GetMapping("/observed-and-enforced")
+	@RateLimited(name = "observed-wide", limit = 1, period = "1m", shadow = true)
+	@RateLimited(name = "enforced", limit = 3, period = "1m")
+	String observedAndEnforced() {
+		return "both";
+	}
+
+}

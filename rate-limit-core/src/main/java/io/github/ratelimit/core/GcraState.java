@@ -1,0 +1,60 @@
+package io.github.ratelimit.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The state the two buckets share: one timestamp, the theoretical arrival time ({@code tat}) at which
+ * the bucket would be full (token bucket) or empty (leaky bucket), updated by compare-and-set.
+ * <p>
+ * With {@code T} the time one token takes ({@code period / limit}) and {@code tau = burst * T}, the
+ * tokens available at {@code now} are {@code (tau - (tat - now)) / T}. Giving tokens back moves
+ * {@code tat} back by {@code cost * T}, never before {@code now} (a full bucket stays full).
+ */
+abstract sealed class GcraState implements LimiterState permits TokenBucket, LeakyBucket {
+
+	static final VarHandle TAT;
+
+	static {
+		try {
+			TAT = MethodHandles.lookup().findVarHandle(GcraState.class, "tat", long.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	final Limit limit;
+
+	@SuppressWarnings("unused") // accessed through TAT
+	private volatile long tat;
+
+	GcraState(Limit limit) {
+		this.limit = limit;
+		this.tat = Long.MIN_VALUE / 2;
+	}
+
+	@Override
+	public final Limit limit() {
+		return this.limit;
+	}
+
+	@Override
+	public final Decision release(long nowNanos, long cost) {
+		long decrement = cost * this.limit.emissionIntervalNanos();
+		while (true) {
+			long tat = (long) TAT.getVolatile(this);
+			long newTat = Math.max(tat - decrement, nowNanos);
+			if (newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
+				return peek(nowNanos);
+			}
+		}
+	}
+
+	@Override
+	public final Decision peek(long nowNanos) {
+		long used = Math.max(0, (long) TAT.getVolatile(this) - nowNanos);
+		return Decision.allowed(this.limit.limit(),
+				Math.max(0, (this.limit.toleranceNanos() - used) / this.limit.emissionIntervalNanos()), used);
+	}
+}

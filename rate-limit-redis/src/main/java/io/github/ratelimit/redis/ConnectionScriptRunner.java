@@ -1,0 +1,97 @@
+package io.github.ratelimit.redis;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * Runs scripts through any {@link RedisConnectionFactory} (Jedis, or another client), whose calls
+ * block: each call runs on a bounded pool, and the calling thread waits for it only until the
+ * deadline, then interrupts it. A call that finds the pool full fails at once rather than queue
+ * behind a stuck Redis. Thread-safe.
+ */
+final class ConnectionScriptRunner implements ScriptRunner {
+
+	private final RedisConnectionFactory factory;
+
+	private final ThreadPoolExecutor executor;
+
+	ConnectionScriptRunner(RedisConnectionFactory factory, int threads) {
+		this.factory = factory;
+		AtomicInteger count = new AtomicInteger();
+		this.executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+				new ArrayBlockingQueue<>(threads * 16), (runnable) -> {
+					Thread thread = new Thread(runnable, "rate-limit-redis-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		this.executor.allowCoreThreadTimeOut(true);
+	}
+
+	@Override
+	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception {
+		byte[][] keysAndArgs = new byte[keys.length + args.length][];
+		System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
+		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
+		Future<Object> reply = this.executor.submit(() -> call(script, keys.length, keysAndArgs));
+		try {
+			return ScriptRunner.integers(reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS));
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			reply.cancel(true);
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	@Override
+	public void warmUp(Collection<LuaScript> scripts) {
+		try {
+			this.executor.execute(() -> {
+				try (RedisConnection connection = this.factory.getConnection()) {
+					scripts.forEach((script) -> connection.scriptingCommands().scriptLoad(script.source()));
+				}
+				catch (RuntimeException ex) {
+					// the first calls connect and load
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			// the first calls connect and load
+		}
+	}
+
+	private Object call(LuaScript script, int numKeys, byte[][] keysAndArgs) {
+		try (RedisConnection connection = this.factory.getConnection()) {
+			try {
+				return connection.scriptingCommands().evalSha(script.sha1(), ReturnType.MULTI, numKeys, keysAndArgs);
+			}
+			catch (RuntimeException ex) {
+				if (!ScriptRunner.isNoScript(ex)) {
+					throw ex;
+				}
+				return connection.scriptingCommands().eval(script.source(), ReturnType.MULTI, numKeys, keysAndArgs);
+			}
+		}
+	}
+
+	@Override
+	public void close() {
+		this.executor.shutdownNow();
+	}
+}

@@ -1,0 +1,136 @@
+package io.github.ratelimit.redis;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Runs scripts on Lettuce's asynchronous API, on the connection the factory shares (or one dedicated
+ * connection when the factory shares none): the calling thread waits on the reply future only until
+ * the deadline, then cancels the command. Connecting happens on a background thread, so even the
+ * first decision after start-up, with Redis away, waits no longer than the deadline. Thread-safe.
+ */
+final class LettuceScriptRunner implements ScriptRunner {
+
+	private final LettuceConnectionFactory factory;
+
+	private final ExecutorService connector = Executors.newSingleThreadExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "rate-limit-redis-connect");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final AtomicReference<@Nullable CompletableFuture<Connection>> connection = new AtomicReference<>();
+
+	LettuceScriptRunner(LettuceConnectionFactory factory) {
+		this.factory = factory;
+	}
+
+	@Override
+	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
+		RedisFuture<Object> reply = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
+		try {
+			return ScriptRunner.integers(await(reply, deadline));
+		}
+		catch (ExecutionException ex) {
+			if (!ScriptRunner.isNoScript(ex)) {
+				throw ex;
+			}
+			// EVAL runs the script and caches it, so the next EVALSHA finds it.
+			return ScriptRunner.integers(await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline));
+		}
+	}
+
+	@Override
+	public void warmUp(Collection<LuaScript> scripts) {
+		connection().thenAccept((connection) -> scripts.forEach((script) -> connection.commands().scriptLoad(script.source())));
+	}
+
+	private static Object await(RedisFuture<Object> reply, long deadline) throws Exception {
+		try {
+			return reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			// A cancelled command that is still queued (Redis away) is never sent.
+			reply.cancel(false);
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			throw ex;
+		}
+	}
+
+	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline) throws Exception {
+		CompletableFuture<Connection> current = connection();
+		try {
+			return current.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS).commands();
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	private CompletableFuture<Connection> connection() {
+		while (true) {
+			CompletableFuture<Connection> current = this.connection.get();
+			if (current != null && !current.isCompletedExceptionally()) {
+				return current;
+			}
+			CompletableFuture<Connection> next = new CompletableFuture<>();
+			if (this.connection.compareAndSet(current, next)) {
+				try {
+					this.connector.execute(() -> {
+						try {
+							next.complete(connect());
+						}
+						catch (RuntimeException ex) {
+							next.completeExceptionally(ex);
+						}
+					});
+				}
+				catch (RuntimeException ex) {
+					next.completeExceptionally(ex);
+				}
+				return next;
+			}
+		}
+	}
+
+	private Connection connect() {
+		LettuceConnection connection = (LettuceConnection) this.factory.getConnection();
+		try {
+			return new Connection(connection, connection.getNativeConnection());
+		}
+		catch (RuntimeException ex) {
+			connection.close();
+			throw ex;
+		}
+	}
+
+	@Override
+	public void close() {
+		this.connector.shutdownNow();
+		CompletableFuture<Connection> current = this.connection.getAndSet(null);
+		if (current != null) {
+			current.thenAccept((connection) -> connection.connection().close());
+		}
+	}
+
+	private record Connection(LettuceConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	}
+}

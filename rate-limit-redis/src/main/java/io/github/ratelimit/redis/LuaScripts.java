@@ -1,0 +1,91 @@
+package io.github.ratelimit.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
+
+/**
+ * The Lua scripts, one per {@link Algorithm} (found by its id: {@code lua/<id>.lua}) plus one that
+ * holds them all for requests whose limits use different algorithms. Each script is the shared
+ * prelude, the algorithm(s), and the driver that reads the arguments. Immutable.
+ */
+final class LuaScripts {
+
+	private static final String LOCATION = "lua/";
+
+	private final Map<Algorithm, LuaScript> byAlgorithm;
+
+	private final LuaScript combined;
+
+	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined) {
+		this.byAlgorithm = byAlgorithm;
+		this.combined = combined;
+	}
+
+	/**
+	 * Loads the scripts of every algorithm.
+	 * @return the scripts
+	 * @throws IllegalStateException when an algorithm has no script
+	 */
+	static LuaScripts load() {
+		String prelude = read("prelude.lua");
+		String driver = read("driver.lua");
+		Map<Algorithm, LuaScript> byAlgorithm = new EnumMap<>(Algorithm.class);
+		StringBuilder all = new StringBuilder(prelude);
+		for (Algorithm algorithm : Algorithm.values()) {
+			String source = read(algorithm.id() + ".lua");
+			byAlgorithm.put(algorithm, LuaScript.of(algorithm.id(), prelude + source + driver));
+			all.append(source);
+		}
+		return new LuaScripts(byAlgorithm, LuaScript.of("combined", all + driver));
+	}
+
+	/**
+	 * Returns the script that decides the given acquisitions in one call.
+	 * @param acquisitions one or more
+	 * @return the script of their algorithm, or the combined one when they use several
+	 */
+	LuaScript forAcquisitions(List<Acquisition> acquisitions) {
+		Algorithm algorithm = acquisitions.get(0).limit().algorithm();
+		for (Acquisition acquisition : acquisitions) {
+			if (acquisition.limit().algorithm() != algorithm) {
+				return this.combined;
+			}
+		}
+		return this.byAlgorithm.get(algorithm);
+	}
+
+	List<LuaScript> all() {
+		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
+		all.add(this.combined);
+		return all;
+	}
+
+	LuaScript forAlgorithm(Algorithm algorithm) {
+		return this.byAlgorithm.get(algorithm);
+	}
+
+	LuaScript combined() {
+		return this.combined;
+	}
+
+	private static String read(String name) {
+		try (InputStream in = LuaScripts.class.getResourceAsStream(LOCATION + name)) {
+			if (in == null) {
+				throw new IllegalStateException("No Lua script " + name + " next to " + LuaScripts.class.getName()
+						+ ": every algorithm needs one in the Redis store");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot read the Lua script " + name, ex);
+		}
+	}
+}

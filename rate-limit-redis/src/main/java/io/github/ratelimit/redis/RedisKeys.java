@@ -1,0 +1,55 @@
+package io.github.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
+/**
+ * The key layout: {@code <prefix>{<limitId>:<key>}}. The braces are a Redis Cluster hash tag, so all
+ * of one key's state sits in one slot. {@code %}, {@code #}, the braces and (in the limit id)
+ * {@code :} are percent-encoded, so two different (limit id, key) pairs never share a Redis key; a
+ * part longer than {@value #MAX_PART_LENGTH} characters is replaced by {@code #} and its SHA-256, so a
+ * Redis key never grows with client input. Thread-safe.
+ */
+final class RedisKeys {
+
+	static final int MAX_PART_LENGTH = 64;
+
+	private final String prefix;
+
+	RedisKeys(String prefix) {
+		this.prefix = prefix;
+	}
+
+	byte[] key(String limitId, String key) {
+		String tag = part(limitId, true) + ":" + part(key, false);
+		return (this.prefix + "{" + tag + "}").getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static String part(String value, boolean limitId) {
+		StringBuilder encoded = new StringBuilder(value.length() + 8);
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			switch (c) {
+				case '%' -> encoded.append("%25");
+				case '#' -> encoded.append("%23");
+				case '{' -> encoded.append("%7B");
+				case '}' -> encoded.append("%7D");
+				case ':' -> encoded.append(limitId ? "%3A" : ":");
+				default -> encoded.append(c);
+			}
+		}
+		return (encoded.length() <= MAX_PART_LENGTH) ? encoded.toString() : "#" + sha256(value);
+	}
+
+	private static String sha256(String value) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+			return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package io.github.ratelimit.redis;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs a script with {@code EVALSHA}, loading it with {@code EVAL} when the server answers
+ * {@code NOSCRIPT} (after a restart, a fail-over or {@code SCRIPT FLUSH}), and waits for the answer
+ * no longer than a deadline. Implementations are thread-safe.
+ */
+interface ScriptRunner extends AutoCloseable {
+
+	/**
+	 * Runs a script whose reply is an array of integers.
+	 * @param script the script
+	 * @param keys its {@code KEYS}
+	 * @param args its {@code ARGV}
+	 * @param deadline a {@link System#nanoTime()} value; the call gives up then
+	 * @return the integers
+	 * @throws TimeoutException when the deadline passes first
+	 * @throws Exception when Redis fails or refuses
+	 */
+	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception;
+
+	/**
+	 * Connects and loads the scripts in the background, so that the first decisions need not wait
+	 * for either; failures are ignored (the first calls then connect and load).
+	 * @param scripts the scripts to load
+	 */
+	void warmUp(Collection<LuaScript> scripts);
+
+	@Override
+	void close();
+
+	static long remaining(long deadline) throws TimeoutException {
+		long remaining = deadline - System.nanoTime();
+		if (remaining <= 0) {
+			throw new TimeoutException("Redis did not answer in time");
+		}
+		return remaining;
+	}
+
+	static boolean isNoScript(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.startsWith("NOSCRIPT")) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	@SuppressWarnings("unchecked")
+	static List<Long> integers(Object reply) {
+		if (!(reply instanceof List<?> list)) {
+			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+		}
+		for (Object value : list) {
+			if (!(value instanceof Long)) {
+				throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+			}
+		}
+		return (List<Long>) list;
+	}
+}

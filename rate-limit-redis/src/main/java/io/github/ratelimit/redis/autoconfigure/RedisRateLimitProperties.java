@@ -1,0 +1,98 @@
+package io.github.ratelimit.redis.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.github.ratelimit.redis.OnFailure;
+
+/**
+ * Configuration of the Redis store, under {@code rate-limit.store.redis.*}; used when
+ * {@code rate-limit.store.type=redis}. The connection itself is Spring Data Redis'
+ * ({@code spring.data.redis.*}).
+ */
+@ConfigurationProperties("rate-limit.store.redis")
+public class RedisRateLimitProperties {
+
+	/**
+	 * Prefix of every Redis key the rate limiter writes; a key reads <prefix>{<policy>:<key>}.
+	 */
+	private String keyPrefix = "rate-limit:";
+
+	/**
+	 * The most a decision may wait on Redis (connecting included); past it, on-failure decides.
+	 */
+	private Duration timeout = Duration.ofMillis(100);
+
+	/**
+	 * What decides when Redis is down, unreachable or slower than the timeout: allow (fail open), deny
+	 * (fail closed, 429) or local (each instance enforces the limits on its own, in process).
+	 */
+	private OnFailure onFailure = OnFailure.ALLOW;
+
+	/**
+	 * The breaker that stops waiting for a Redis that keeps failing.
+	 */
+	private final Breaker breaker = new Breaker();
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public OnFailure getOnFailure() {
+		return this.onFailure;
+	}
+
+	public void setOnFailure(OnFailure onFailure) {
+		this.onFailure = onFailure;
+	}
+
+	public Breaker getBreaker() {
+		return this.breaker;
+	}
+
+	/**
+	 * The breaker that stops waiting for a Redis that keeps failing.
+	 */
+	public static class Breaker {
+
+		/**
+		 * Failed Redis calls in a row that open the breaker; while open, on-failure decides at once.
+		 */
+		private int failureThreshold = 3;
+
+		/**
+		 * How often an open breaker lets one request try Redis again; its success closes the breaker.
+		 */
+		private Duration probeInterval = Duration.ofSeconds(1);
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getProbeInterval() {
+			return this.probeInterval;
+		}
+
+		public void setProbeInterval(Duration probeInterval) {
+			this.probeInterval = probeInterval;
+		}
+
+	}
+}

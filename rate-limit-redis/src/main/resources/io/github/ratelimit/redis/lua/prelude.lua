@@ -1,0 +1,81 @@
+-- Shared by every rate limit script. Times and durations are integer microseconds held in Lua
+-- doubles: exact up to 2^53 (about 285 years of microseconds), so an epoch timestamp (~1.8e15)
+-- plus the longest budget a Limit allows (100 years, ~3.2e15) stays exact.
+if redis.replicate_commands then
+  pcall(redis.replicate_commands)
+end
+
+local ALGORITHMS = {}
+
+-- Integer division truncating toward zero, like Java's long division, corrected for any
+-- rounding of the floating-point quotient.
+local function jdiv(a, b)
+  local negative = (a < 0) ~= (b < 0)
+  a = math.abs(a)
+  b = math.abs(b)
+  local q = math.floor(a / b)
+  if q * b > a then
+    q = q - 1
+  elseif (q + 1) * b <= a then
+    q = q + 1
+  end
+  if negative then
+    return -q
+  end
+  return q
+end
+
+-- Java's Math.floorDiv for a non-negative divisor.
+local function floordiv(a, b)
+  local q = jdiv(a, b)
+  if q * b ~= a and a < 0 then
+    q = q - 1
+  end
+  return q
+end
+
+-- Writes a number as an exact integer string (tostring would use exponent notation).
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+-- Set by the driver when a test passes its own time: keys then live an hour longer, so that
+-- Redis, which expires keys by its real clock, does not expire them while the test's clock stands
+-- still (the test subtracts the hour and expires keys itself, in test time).
+local ttl_offset = 0
+
+-- The key outlives its state: milliseconds rounded up, plus one for the gap between the
+-- script's clock read and the clock Redis expires keys by.
+local function ttl_ms(micros)
+  return math.ceil(micros / 1000) + 1 + ttl_offset
+end
+
+-- A decision as the driver returns it: allowed (0/1), remaining, reset, retry-after, wait (all
+-- microseconds), and nanoseconds to add to retry-after where an algorithm divides below a microsecond.
+local function decision(allowed, remaining, reset, retry, wait, retry_ns)
+  return { allowed and 1 or 0, remaining, reset, retry, wait, retry_ns or 0 }
+end
+
+-- floor(1000 * a / b) for a >= 0, b > 0 as (q, f) with the value 1000 * q + f, 0 <= f < 1000: a
+-- quotient in nanoseconds of values in microseconds, exact where 1000 * a would not be.
+local function floordiv_ns(a, b)
+  local q = floordiv(a, b)
+  return q, floordiv(1000 * (a - q * b), b)
+end
+
+-- The buckets' shared release (GcraState): tat moves back by cost * T, never before now.
+local function gcra_release(key, now, p, cost)
+  local interval = p.interval
+  local tat = tonumber(redis.call('GET', key)) or now
+  local new_tat = math.max(tat - cost * interval, now)
+  if new_tat < tat then
+    if new_tat > now then
+      redis.call('SET', key, int(new_tat), 'PX', ttl_ms(new_tat - now))
+    else
+      redis.call('DEL', key)
+    end
+    tat = new_tat
+  end
+  local used = math.max(0, tat - now)
+  return decision(true, math.max(0, jdiv(interval * p.burst - used, interval)), used, 0, 0)
+end

@@ -1,0 +1,94 @@
+-- Sliding window counter, mirroring io.github.ratelimit.core.SlidingWindowCounter: the state is
+-- "<window start> <current> <previous>" (microseconds, tokens). A request is allowed when
+-- previous * overlap + (current + cost) * period <= limit * period. Exact integer arithmetic: the
+-- products stay below limit * period in microseconds (< 2^61 / 1000 < 2^53); the quotients Java takes
+-- in nanoseconds are computed exactly by floordiv_ns. The key expires when the state is fresh again.
+local function counter_read(key, now, period)
+  local start = floordiv(now, period) * period
+  local state = redis.call('GET', key)
+  local current, previous = 0, 0
+  if state then
+    local saved_start, saved_current, saved_previous = string.match(state, '^(%-?%d+) (%d+) (%d+)$')
+    saved_start = tonumber(saved_start)
+    if start <= saved_start then
+      return saved_start, tonumber(saved_current), tonumber(saved_previous)
+    end
+    if start == saved_start + period then
+      previous = tonumber(saved_current)
+    end
+  end
+  return start, current, previous
+end
+
+local function counter_write(key, now, period, start, current, previous)
+  local left = 0
+  if current > 0 then
+    left = start + 2 * period - now
+  elseif previous > 0 then
+    left = start + period - now
+  end
+  if left > 0 then
+    redis.call('SET', key, int(start) .. ' ' .. int(current) .. ' ' .. int(previous), 'PX', ttl_ms(left))
+  else
+    redis.call('DEL', key)
+  end
+end
+
+local function counter_decision(allowed, p, start, current, previous, now, retry, retry_ns)
+  local period = p.period
+  local max = p.limit
+  local overlap = period - math.max(0, now - start)
+  local remaining = math.max(0, floordiv(max * period - previous * overlap - current * period, period))
+  local reset = 0
+  if current > 0 then
+    reset = overlap + period
+  elseif previous > 0 then
+    reset = overlap
+  end
+  return decision(allowed, remaining, reset, retry, 0, retry_ns)
+end
+
+ALGORITHMS['sliding-window-counter'] = {
+
+  acquire = function(key, now, p, cost, max_wait)
+    local period = p.period
+    local max = p.limit
+    local start, current, previous = counter_read(key, now, period)
+    local overlap = period - math.max(0, now - start)
+    if previous * overlap + (current + cost) * period > max * period then
+      local retry, retry_ns
+      local room = max - current - cost
+      if room >= 0 then
+        -- The previous window's weight has to shrink enough, within this window.
+        local q, f = floordiv_ns(room * period, previous)
+        retry, retry_ns = overlap - q, 0
+        if f > 0 then
+          retry, retry_ns = retry - 1, 1000 - f
+        end
+      else
+        -- Only once this window has become the previous one, weighing less and less.
+        retry, retry_ns = overlap, 0
+        if current > 0 then
+          local q, f = floordiv_ns((max - cost) * period, current)
+          if period > q then
+            retry = retry + period - q
+            if f > 0 then
+              retry, retry_ns = retry - 1, 1000 - f
+            end
+          end
+        end
+      end
+      return counter_decision(false, p, start, current, previous, now, retry, retry_ns)
+    end
+    current = current + cost
+    counter_write(key, now, period, start, current, previous)
+    return counter_decision(true, p, start, current, previous, now, 0, 0)
+  end,
+
+  release = function(key, now, p, cost)
+    local start, current, previous = counter_read(key, now, p.period)
+    current = math.max(0, current - cost)
+    counter_write(key, now, p.period, start, current, previous)
+    return counter_decision(true, p, start, current, previous, now, 0, 0)
+  end
+}

@@ -1,0 +1,175 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the store does when Redis is killed, slow or unreachable: each on-failure choice, the
+ * timeout, the breaker (opening, probing, closing, one log line per transition), the error count.
+ * Latencies are measured and asserted generously (CI machines are slow): this is about never waiting
+ * for a dead Redis, not about speed.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RedisFailureTests {
+
+	@RegisterExtension
+	static final RedisExtension redis = new RedisExtension();
+
+	private static final Duration TIMEOUT = Duration.ofMillis(100);
+
+	private static final Limit LIMIT = Limit.builder().limit(2).period(Duration.ofMinutes(1)).build();
+
+	private static final Acquisition ACQUISITION = new Acquisition("api", LIMIT, "k", 1);
+
+	private LettuceConnectionFactory factory;
+
+	private final List<RedisRateLimitStore> stores = new ArrayList<>();
+
+	@BeforeEach
+	void connect() {
+		if (!redis.process().isRunning()) {
+			redis.process().start();
+		}
+		redis.commands().flushall();
+		this.factory = redis.newFastReconnectingFactory();
+	}
+
+	@AfterEach
+	void close() {
+		this.stores.forEach(RedisRateLimitStore::close);
+		this.factory.destroy();
+	}
+
+	private RedisRateLimitStore store(OnFailure onFailure) {
+		RedisRateLimitStore store = RedisRateLimitStore.builder(this.factory)
+			.timeout(TIMEOUT)
+			.onFailure(onFailure)
+			.localStore(new CaffeineRateLimitStore(1000, new ManualClock()))
+			.breaker(3, Duration.ofMillis(200))
+			.build();
+		this.stores.add(store);
+		assertThat(store.tryAcquire(ACQUISITION).isAllowed()).isTrue();
+		return store;
+	}
+
+	@Test
+	void allowFailsOpen() {
+		RedisRateLimitStore store = store(OnFailure.ALLOW);
+		redis.process().kill();
+		for (int i = 0; i < 10; i++) {
+			Decision decision = timed(() -> store.tryAcquire(ACQUISITION));
+			assertThat(decision.isAllowed()).isTrue();
+			assertThat(decision.remaining()).isEqualTo(1);
+		}
+		assertThat(store.fallbacks()).isEqualTo(10);
+	}
+
+	@Test
+	void denyFailsClosed() {
+		RedisRateLimitStore store = store(OnFailure.DENY);
+		redis.process().kill();
+		Decision decision = timed(() -> store.tryAcquire(ACQUISITION));
+		assertThat(decision.isAllowed()).isFalse();
+		assertThat(decision.retryAfterNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+		assertThat(timed(() -> store.tryAcquireAll(List.of(ACQUISITION, ACQUISITION)))).noneMatch(Decision::isAllowed);
+	}
+
+	@Test
+	void localDecidesInProcess() {
+		RedisRateLimitStore store = store(OnFailure.LOCAL);
+		redis.process().kill();
+		assertThat(timed(() -> store.tryAcquire(ACQUISITION)).isAllowed()).isTrue();
+		assertThat(timed(() -> store.tryAcquire(ACQUISITION)).isAllowed()).isTrue();
+		assertThat(timed(() -> store.tryAcquire(ACQUISITION)).isAllowed()).as("the local budget of 2 is spent").isFalse();
+	}
+
+	@Test
+	void theBreakerStopsPayingTheTimeoutAndRecoversWhenRedisIsBack(CapturedOutput output) {
+		RedisRateLimitStore store = store(OnFailure.ALLOW);
+		redis.process().kill();
+		List<Long> millis = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			long start = System.nanoTime();
+			store.tryAcquire(ACQUISITION);
+			millis.add((System.nanoTime() - start) / 1_000_000);
+		}
+		System.out.println("Decision latencies with Redis killed (ms): " + millis);
+		assertThat(store.isAvailable()).isFalse();
+		// 3 failures open the breaker; then one probe per 200 ms at most pays the timeout.
+		assertThat(store.errors()).isBetween(3L, 6L);
+		assertThat(millis.stream().filter((ms) -> ms >= TIMEOUT.toMillis() / 2).count()).isLessThanOrEqualTo(6);
+		assertThat(millis).allMatch((ms) -> ms < 5 * TIMEOUT.toMillis());
+		assertThat(output).containsOnlyOnce("Redis rate limit store failed");
+
+		redis.process().start();
+		long back = System.nanoTime();
+		while (!store.isAvailable() && System.nanoTime() - back < Duration.ofSeconds(30).toNanos()) {
+			store.tryAcquire(ACQUISITION);
+			RedisProcess.sleep(20);
+		}
+		System.out.println("Breaker closed " + (System.nanoTime() - back) / 1_000_000 + " ms after Redis restarted");
+		assertThat(store.isAvailable()).isTrue();
+		assertThat(output).containsOnlyOnce("Redis rate limit store answers again");
+		long errors = store.errors();
+		Acquisition other = new Acquisition("api", LIMIT, "other", 1);
+		assertThat(store.tryAcquire(other).isAllowed()).isTrue();
+		assertThat(store.tryAcquire(other).isAllowed()).isTrue();
+		assertThat(store.tryAcquire(other).isAllowed()).as("Redis decides again").isFalse();
+		assertThat(store.errors()).isEqualTo(errors);
+	}
+
+	@Test
+	void aSlowRedisCostsAtMostTheTimeout() {
+		RedisRateLimitStore store = store(OnFailure.DENY);
+		redis.commands().clientPause(1_500);
+		long start = System.nanoTime();
+		Decision decision = store.tryAcquire(ACQUISITION);
+		long millis = (System.nanoTime() - start) / 1_000_000;
+		System.out.println("Decision with Redis paused: " + millis + " ms");
+		assertThat(decision.isAllowed()).isFalse();
+		assertThat(millis).isLessThan(5 * TIMEOUT.toMillis());
+		assertThat(store.errors()).isEqualTo(1);
+		while (!RedisProcess.ping(redis.port())) {
+			RedisProcess.sleep(50);
+		}
+	}
+
+	@Test
+	void anUnreachableRedisAtStartUpCostsAtMostTheTimeout() {
+		LettuceConnectionFactory nowhere = RedisExtension.fastReconnectingFactory(RedisProcess.freePort());
+		try (RedisRateLimitStore store = RedisRateLimitStore.builder(nowhere).timeout(TIMEOUT).build()) {
+			assertThat(timed(() -> store.tryAcquire(ACQUISITION)).isAllowed()).isTrue();
+			assertThat(store.errors()).isEqualTo(1);
+		}
+		finally {
+			nowhere.destroy();
+		}
+	}
+
+	private static <T> T timed(Supplier<T> decision) {
+		long start = System.nanoTime();
+		T result = decision.get();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.multipliedBy(5));
+		return result;
+	}
+}

@@ -1,0 +1,285 @@
+package io.github.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.LimiterState;
+import io.github.ratelimit.core.RateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Every algorithm's Lua script decides exactly like its Java {@link LimiterState}, field by field,
+ * on randomised request sequences (fixed seeds) at the same microsecond-aligned times: single
+ * acquisitions with and without a maximum wait, releases, and all-or-nothing acquisitions of several
+ * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default.
+ * <p>
+ * Redis expires keys on its own, real, clock; the test's clock jumps. With a test clock the scripts
+ * give keys an extra hour, so the test reads each key's TTL after every call that wrote it (there
+ * must be one), and deletes the key itself once that TTL (less the hour) has passed in test time,
+ * checking first that the Java state is then as fresh as a new one: expiry never changes a decision.
+ */
+class ScriptAgreementTests {
+
+	@RegisterExtension
+	static final RedisExtension redis = new RedisExtension();
+
+	private static final int SEQUENCES = 12;
+
+	private static final int STEPS = 250;
+
+	/** Keys written with a test clock live an hour longer (see prelude.lua). */
+	private static final long TEST_TTL_OFFSET = 3_600_000;
+
+	private final AtomicLong now = new AtomicLong();
+
+	private RedisRateLimitStore store;
+
+	@BeforeEach
+	void createStore() {
+		redis.commands().flushall();
+		this.store = RedisRateLimitStore.builder(redis.connectionFactory())
+			.timeout(Duration.ofSeconds(5))
+			.onFailure(OnFailure.DENY)
+			.clustered(false)
+			.clock(this.now::get)
+			.build();
+	}
+
+	@AfterEach
+	void closeStore() {
+		this.store.close();
+		assertThat(this.store.errors()).isZero();
+	}
+
+	private final Map<String, Integer> outcomes = new TreeMap<>();
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void scriptsAgreeWithTheJavaAlgorithm(Algorithm algorithm) {
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			Random random = new Random(4_000L + 31L * sequence + algorithm.ordinal());
+			run(List.of(randomLimit(algorithm, random), randomLimit(algorithm, random)), random, sequence);
+		}
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll", "expired");
+		if (algorithm.canDelay()) {
+			assertThat(this.outcomes).containsKey("delayed");
+		}
+	}
+
+	@Test
+	void theCombinedScriptAgreesWhenLimitsUseDifferentAlgorithms() {
+		Algorithm[] algorithms = Algorithm.values();
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			Random random = new Random(9_000L + sequence);
+			List<Limit> limits = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				limits.add(randomLimit(algorithms[random.nextInt(algorithms.length)], random));
+			}
+			run(limits, random, sequence);
+		}
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll");
+	}
+
+	private void run(List<Limit> limits, Random random, int sequence) {
+		String algorithm = limits.stream().map((limit) -> limit.algorithm().id()).distinct().toList().toString();
+		List<String> keys = List.of("a", "b", "c");
+		JavaStore java = new JavaStore();
+		long startMicros = 1_767_225_600_000_000L + random.nextInt(1_000_000_000);
+		long micros = startMicros;
+		Map<String, Expiry> expiries = new HashMap<>();
+		List<String> history = new ArrayList<>();
+		for (int step = 0; step < STEPS; step++) {
+			micros += advance(random, limits.get(random.nextInt(limits.size())));
+			this.now.set(micros);
+			java.nowNanos = micros * 1000;
+			expire(expiries, java, micros, history);
+			int op = random.nextInt(10);
+			List<Acquisition> acquisitions = new ArrayList<>();
+			int count = (op < 2) ? 2 + random.nextInt(2) : 1;
+			for (int i = 0; i < count; i++) {
+				int which = (count > 1) ? i % limits.size() : random.nextInt(limits.size());
+				Limit limit = limits.get(which);
+				long cost = 1 + ((random.nextInt(4) == 0) ? random.nextInt((int) limit.burst()) : 0);
+				long maxWait = (random.nextInt(4) == 0) ? random.nextLong(limit.period().toNanos() / 1000 + 1) * 1000 : 0;
+				acquisitions.add(new Acquisition("s" + sequence + "-limit-" + which, limit, keys.get(random.nextInt(keys.size())), cost,
+						maxWait));
+			}
+			List<Decision> expected;
+			List<Decision> actual;
+			String what;
+			long callStart = System.nanoTime();
+			if (op == 8 && random.nextBoolean()) {
+				what = "peek " + describe(acquisitions.get(0));
+				expected = List.of(java.state(acquisitions.get(0)).peek(java.nowNanos));
+				actual = List.of(this.store.peek(acquisitions.get(0)));
+			}
+			else if (op == 9) {
+				what = "release " + describe(acquisitions.get(0));
+				expected = List.of(java.release(acquisitions.get(0)));
+				actual = List.of(this.store.release(acquisitions.get(0)));
+			}
+			else if (count > 1) {
+				what = "acquireAll " + acquisitions.stream().map(ScriptAgreementTests::describe).toList();
+				expected = java.tryAcquireAll(acquisitions);
+				actual = this.store.tryAcquireAll(acquisitions);
+			}
+			else {
+				what = "acquire " + describe(acquisitions.get(0));
+				expected = List.of(java.tryAcquire(acquisitions.get(0)));
+				actual = List.of(this.store.tryAcquire(acquisitions.get(0)));
+			}
+			history.add("t=" + (micros - startMicros) + "us " + what + " -> " + expected);
+			count(op, expected);
+			if (!actual.equals(expected)) {
+				fail("Sequence " + sequence + " of " + algorithm + " " + limits + " disagrees at step " + step + ": " + what
+						+ "\n  java:  " + expected + "\n  redis: " + actual + "\nhistory:\n  "
+						+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
+			}
+			for (Acquisition acquisition : acquisitions) {
+				String key = this.store.redisKey(acquisition.limitId(), acquisition.key());
+				long ttl = redis.commands().pttl(key);
+				assertThat(ttl).as("TTL of %s", key).isNotEqualTo(-1L);
+				byte[] value = redis.binaryCommands().dump(key.getBytes(StandardCharsets.UTF_8));
+				Expiry previous = expiries.get(key);
+				if (ttl == -2) {
+					expiries.remove(key);
+				}
+				else if (previous == null || !Arrays.equals(previous.value(), value)) {
+					// Written now: Redis would expire the key TTL milliseconds after the script ran (less
+					// the test's hour), which was at most `slack` ago; the test expires it then, in test time.
+					long slack = (System.nanoTime() - callStart) / 1_000_000 + 1;
+					expiries.put(key, new Expiry(acquisition, micros + (ttl - TEST_TTL_OFFSET + slack) * 1000, value));
+				}
+			}
+		}
+	}
+
+	/**
+	 * Expires the keys whose TTL has passed in test time (the test persists keys, so that Redis, whose
+	 * clock is real, does not). A key may expire only when its state equals a fresh one.
+	 */
+	private void expire(Map<String, Expiry> expiries, JavaStore java, long micros, List<String> history) {
+		expiries.entrySet().removeIf((entry) -> {
+			Expiry expiry = entry.getValue();
+			if (expiry.atMicros() > micros) {
+				return false;
+			}
+			Acquisition acquisition = expiry.acquisition();
+			Decision state = java.state(acquisition).peek(micros * 1000);
+			Decision fresh = acquisition.limit().newState().peek(micros * 1000);
+			if (!state.equals(fresh)) {
+				fail("Key " + entry.getKey() + " expired while its state was not fresh: " + state + "\nhistory:\n  "
+						+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
+			}
+			redis.commands().del(entry.getKey());
+			this.outcomes.merge("expired", 1, Integer::sum);
+			return true;
+		});
+	}
+
+	private record Expiry(Acquisition acquisition, long atMicros, byte[] value) {
+	}
+
+	private void count(int op, List<Decision> decisions) {
+		boolean rejected = decisions.stream().anyMatch((decision) -> !decision.isAllowed());
+		String outcome = (op == 9) ? "released" : (op == 8) ? "peeked" : (decisions.size() > 1 && rejected) ? "rejectedAll"
+				: rejected ? "rejected" : decisions.stream().anyMatch((decision) -> decision.waitNanos() > 0) ? "delayed"
+						: "allowed";
+		this.outcomes.merge(outcome, 1, Integer::sum);
+	}
+
+	private static long advance(Random random, Limit limit) {
+		long intervalMicros = limit.emissionIntervalNanos() / 1000;
+		return switch (random.nextInt(6)) {
+			case 0, 1 -> 0;
+			case 2 -> random.nextLong(intervalMicros + 1);
+			case 3 -> random.nextLong(3 * intervalMicros + 1);
+			case 4 -> random.nextLong(limit.period().toNanos() / 1000 + 1);
+			default -> random.nextLong(2 * limit.period().toNanos() / 1000 + 1);
+		};
+	}
+
+	/**
+	 * A limit whose period and emission interval are whole microseconds, so that the Java algorithm
+	 * (nanoseconds) and the script (microseconds) compute with the same numbers.
+	 */
+	private static Limit randomLimit(Algorithm algorithm, Random random) {
+		long limit = 1 + random.nextInt(12);
+		boolean burst = algorithm.hasBurst() && random.nextBoolean();
+		long intervalMicros = switch (random.nextInt(4)) {
+			case 0 -> 1 + random.nextInt(50);
+			case 1 -> 1_000 + random.nextInt(100_000);
+			case 2 -> 1_000_000;
+			default -> 1 + random.nextInt(5_000_000);
+		};
+		Limit.Builder builder = Limit.builder()
+			.algorithm(algorithm)
+			.limit(limit)
+			.period(Duration.ofNanos(limit * intervalMicros * 1000));
+		if (burst) {
+			builder.burst(1 + random.nextInt((int) limit * 3));
+		}
+		return builder.build();
+	}
+
+	private static String describe(Acquisition acquisition) {
+		return acquisition.limitId() + "/" + acquisition.key() + " cost=" + acquisition.cost()
+				+ ((acquisition.maxWaitNanos() > 0) ? " maxWait=" + acquisition.maxWaitNanos() + "ns" : "");
+	}
+
+	/**
+	 * The Java algorithms at a given time, with the SPI's default all-or-nothing acquisition.
+	 */
+	private static final class JavaStore implements RateLimitStore {
+
+		private final Map<String, LimiterState> states = new HashMap<>();
+
+		private long nowNanos;
+
+		@Override
+		public Decision tryAcquire(Acquisition acquisition) {
+			return state(acquisition).tryAcquire(this.nowNanos, acquisition.cost(), acquisition.maxWaitNanos());
+		}
+
+		@Override
+		public Decision release(Acquisition acquisition) {
+			return state(acquisition).release(this.nowNanos, acquisition.cost());
+		}
+
+		@Override
+		public Decision peek(Acquisition acquisition) {
+			return state(acquisition).peek(this.nowNanos);
+		}
+
+		@Override
+		public void reset(String limitId, String key) {
+			this.states.remove(limitId + "\n" + key);
+		}
+
+		LimiterState state(Acquisition acquisition) {
+			return this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
+					(k) -> acquisition.limit().newState());
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package io.github.ratelimit.redis;
+
+import java.util.List;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * A real Redis server for tests in other packages: start, SIGKILL, restart on the same port, look at
+ * its keys. Not thread-safe.
+ */
+public final class TestRedis implements AutoCloseable {
+
+	private final RedisProcess process;
+
+	private TestRedis(RedisProcess process) {
+		this.process = process;
+	}
+
+	/**
+	 * Starts a standalone server on a free port.
+	 * @return the server
+	 */
+	public static TestRedis start() {
+		return new TestRedis(RedisProcess.launch());
+	}
+
+	public int port() {
+		return this.process.port();
+	}
+
+	public boolean isRunning() {
+		return this.process.isRunning();
+	}
+
+	/** Kills the server with SIGKILL. */
+	public void kill() {
+		this.process.kill();
+	}
+
+	/** Starts the server again on its port, empty. */
+	public void restart() {
+		this.process.start();
+	}
+
+	public void flushAll() {
+		run((connection) -> connection.sync().flushall());
+	}
+
+	public List<String> keys() {
+		return run((connection) -> connection.sync().keys("*"));
+	}
+
+	@Override
+	public void close() {
+		this.process.close();
+	}
+
+	private <T> T run(java.util.function.Function<StatefulRedisConnection<String, String>, T> action) {
+		RedisClient client = RedisClient.create("redis://127.0.0.1:" + port());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			return action.apply(connection);
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+}

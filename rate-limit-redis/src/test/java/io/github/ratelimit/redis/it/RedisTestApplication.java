@@ -1,0 +1,75 @@
+package io.github.ratelimit.redis.it;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The application the end-to-end tests run, on the Redis store: {@code /limited} is limited by a
+ * path rule (policy {@code api}, global key), {@code /double} by two policies at once (rules for
+ * {@code api} and {@code strict}), {@code /free} not at all. Lettuce reconnects every 50 ms, so that
+ * tests that restart Redis need not wait for its default back-off.
+ */
+@SpringBootApplication
+@RestController
+public class RedisTestApplication {
+
+	@GetMapping({ "/limited", "/double", "/free" })
+	String hello() {
+		return "hello";
+	}
+
+	@Bean
+	LettuceClientConfigurationBuilderCustomizer fastReconnect() {
+		return (builder) -> builder.clientResources(
+				DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(50))).build());
+	}
+
+	/**
+	 * Starts an instance on a random port.
+	 * @param properties {@code name=value} pairs
+	 * @return the running application
+	 */
+	public static ConfigurableApplicationContext start(String... properties) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String property : List.of("server.port=0", "spring.main.banner-mode=off", "rate-limit.store.type=redis",
+				"rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1h",
+				"rate-limit.policies.api.key=global", "rate-limit.policies.strict.limit=3",
+				"rate-limit.policies.strict.period=1h", "rate-limit.policies.strict.key=global",
+				"rate-limit.rules[0].path=/limited", "rate-limit.rules[0].policies=api", "rate-limit.rules[1].path=/double",
+				"rate-limit.rules[1].policies=api,strict")) {
+			put(values, property);
+		}
+		for (String property : properties) {
+			put(values, property);
+		}
+		String[] args = values.entrySet().stream().map((e) -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+		return new SpringApplicationBuilder(RedisTestApplication.class).run(args);
+	}
+
+	private static void put(Map<String, String> values, String property) {
+		int equals = property.indexOf('=');
+		values.put(property.substring(0, equals), property.substring(equals + 1));
+	}
+
+	static int port(ConfigurableApplicationContext context) {
+		return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+	}
+
+	public static void main(String[] args) {
+		SpringApplication.run(RedisTestApplication.class, args);
+	}
+}

@@ -1,0 +1,45 @@
+package io.github.ratelimit.redis.it;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two application instances on one Redis (standalone or cluster) enforce one budget through HTTP.
+ */
+final class SharedBudgetTests {
+
+	private SharedBudgetTests() {
+	}
+
+	/**
+	 * Starts two instances with the given Redis settings and checks that they share the budgets.
+	 * @param redisProperties {@code spring.data.redis.*} settings, as {@code name=value}
+	 */
+	static void twoInstancesShareOneBudget(String... redisProperties) {
+		try (ConfigurableApplicationContext one = RedisTestApplication.start(redisProperties);
+				ConfigurableApplicationContext two = RedisTestApplication.start(redisProperties)) {
+			int[] ports = { RedisTestApplication.port(one), RedisTestApplication.port(two) };
+			List<Integer> statuses = new ArrayList<>();
+			for (int i = 0; i < 30; i++) {
+				statuses.add(Http.get(ports[i % 2], "/limited").statusCode());
+			}
+			// /limited allows 10 per hour, globally: 10 requests pass in all, alternating instances.
+			assertThat(statuses.subList(0, 10)).containsOnly(200);
+			assertThat(statuses.subList(10, 30)).containsOnly(429);
+			HttpResponse<String> rejected = Http.get(ports[0], "/limited");
+			assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+			assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+
+			// /double needs api (exhausted above) and strict (3): rejected by api, it takes nothing from strict.
+			for (int i = 0; i < 4; i++) {
+				assertThat(Http.get(ports[i % 2], "/double").statusCode()).isEqualTo(429);
+			}
+			assertThat(Http.get(ports[0], "/free").statusCode()).isEqualTo(200);
+		}
+	}
+}

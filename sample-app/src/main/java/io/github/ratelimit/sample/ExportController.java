@@ -1,0 +1,31 @@
+package io.github.ratelimit.sample;
+
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.web.RateLimited;
+
+/**
+ * Delay (throttle) mode and shadow limits: {@code /api/export} protects a fragile backend by
+ * smoothing traffic (a leaky bucket serving two a second, queueing up to five, holding a request at
+ * most two seconds); {@code /api/search} is watched by a shadow policy that never rejects.
+ */
+@RestController
+class ExportController {
+
+	@RateLimited(name = "export", algorithm = "leaky-bucket", limit = 2, period = "1s", burst = 5,
+			onLimit = OnLimit.DELAY, maxDelay = "2s")
+	@GetMapping(path = "/api/export", produces = MediaType.TEXT_PLAIN_VALUE)
+	String export() {
+		return "exported";
+	}
+
+	@GetMapping(path = "/api/search", produces = MediaType.TEXT_PLAIN_VALUE)
+	String search(@RequestParam(defaultValue = "") String q) {
+		return "results for '" + q + "'";
+	}
+
+}

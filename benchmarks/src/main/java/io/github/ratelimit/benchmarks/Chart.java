@@ -70,12 +70,14 @@ final class Chart {
 			Rectangle bottomRight = new Rectangle(60 + panelWidth, top + panelHeight + 30, panelWidth, panelHeight);
 			bars(g, topLeft, "Local decisions (ops/µs, 2 threads; higher is better)", find(outcomes, "local"), null,
 					null);
-			lines(g, topRight, "Scaling by keys (ops/µs, 2 threads, all allowed)", find(outcomes, "keys"));
-			lines(g, bottomLeft, "Scaling by threads (ops/µs, 100,000 keys, 2 cores)", find(outcomes, "threads"));
+			lines(g, topRight, "Scaling by keys (ops/µs, log scale; 2 threads, all allowed)", find(outcomes, "keys"));
+			lines(g, bottomLeft, "Scaling by threads (ops/µs, log scale; 100,000 keys, 2 cores)",
+					find(outcomes, "threads"));
 			Rectangle http = new Rectangle(bottomRight.x, bottomRight.y, bottomRight.width / 2 - 10, bottomRight.height);
 			Rectangle memory = new Rectangle(bottomRight.x + bottomRight.width / 2 + 10, bottomRight.y,
 					bottomRight.width / 2 - 10, bottomRight.height);
 			bars(g, http, "HTTP requests/s (sample app)", find(outcomes, "http"), "requests/s", null);
+			latencyCaption(g, http, find(outcomes, "http"));
 			bars(g, memory, "Heap per key at 1M keys (B)", find(outcomes, "memory"), null, MemorySection.TARGET_BYTES);
 		}
 		finally {
@@ -169,7 +171,8 @@ final class Chart {
 			g.setStroke(new BasicStroke(2, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] { 8, 6 }, 0));
 			g.drawLine(plot.x, y, plot.x + plot.width, y);
 			g.setStroke(new BasicStroke(1));
-			g.drawString("target " + Format.number(targetLine), plot.x + 4, y - 4);
+			String label = "target " + Format.number(targetLine);
+			g.drawString(label, plot.x + plot.width - g.getFontMetrics().stringWidth(label), y - 4);
 		}
 		ratioCaption(g, panel, result, figures);
 	}
@@ -184,7 +187,8 @@ final class Chart {
 		List<String> figures = result.figures();
 		List<String> implementations = result.implementations();
 		double max = result.measurements().stream().mapToDouble(Measurement::value).max().orElse(1);
-		double top = axis(g, plot, max);
+		double min = result.measurements().stream().mapToDouble(Measurement::value).filter((v) -> v > 0).min().orElse(1);
+		LogAxis axis = logAxis(g, plot, min, max);
 		legend(g, panel, implementations);
 		int step = (figures.size() > 1) ? plot.width / (figures.size() - 1) : plot.width;
 		g.setFont(font(Font.PLAIN, 13));
@@ -198,7 +202,10 @@ final class Chart {
 		}
 		g.setStroke(new BasicStroke(2.5f));
 		g.setFont(font(Font.PLAIN, 11));
-		for (String implementation : implementations) {
+		for (int i = 0; i < implementations.size(); i++) {
+			String implementation = implementations.get(i);
+			// Alternate labels above and below the points, so that close lines do not overwrite each other.
+			int labelOffset = (i % 2 == 0) ? -6 : 16;
 			g.setColor(color(implementation));
 			int previousX = -1;
 			int previousY = -1;
@@ -208,17 +215,51 @@ final class Chart {
 					continue;
 				}
 				int x = plot.x + f * step;
-				int y = plot.y + plot.height - (int) Math.round(plot.height * m.value() / top);
+				int y = axis.y(m.value());
 				if (previousX >= 0) {
 					g.drawLine(previousX, previousY, x, y);
 				}
 				g.fillOval(x - 5, y - 5, 10, 10);
-				g.drawString(Format.number(m.value()), x + 6, y - 6);
+				g.drawString(Format.number(m.value()), x + 6, y + labelOffset);
 				previousX = x;
 				previousY = y;
 			}
 		}
 		g.setStroke(new BasicStroke(1));
+	}
+
+	/** A logarithmic y axis over whole decades. */
+	private record LogAxis(Rectangle plot, double lowDecade, double highDecade) {
+
+		int y(double value) {
+			double position = (Math.log10(Math.max(value, 1e-9)) - this.lowDecade) / (this.highDecade - this.lowDecade);
+			return this.plot.y + this.plot.height - (int) Math.round(this.plot.height * position);
+		}
+	}
+
+	/** Draws a logarithmic y axis with lines at 1, 2 and 5 of each decade from below min to above max. */
+	private static LogAxis logAxis(Graphics2D g, Rectangle plot, double min, double max) {
+		double low = Math.floor(Math.log10(min));
+		double high = Math.ceil(Math.log10(max * 1.2));
+		LogAxis axis = new LogAxis(plot, low, Math.max(high, low + 1));
+		g.setFont(font(Font.PLAIN, 12));
+		for (double decade = low; decade < axis.highDecade() + 0.5; decade++) {
+			for (double step : new double[] { 1, 2, 5 }) {
+				double v = step * Math.pow(10, decade);
+				if (Math.log10(v) > axis.highDecade() + 1e-9) {
+					continue;
+				}
+				int y = axis.y(v);
+				g.setColor(GRID);
+				g.drawLine(plot.x, y, plot.x + plot.width, y);
+				g.setColor(Color.DARK_GRAY);
+				String label = Format.number(v).replaceAll("\\.0+$", "");
+				g.drawString(label, plot.x - 8 - g.getFontMetrics().stringWidth(label), y + 4);
+			}
+		}
+		g.setColor(Color.GRAY);
+		g.drawLine(plot.x, plot.y + plot.height, plot.x + plot.width, plot.y + plot.height);
+		return axis;
 	}
 
 	/** Draws the y axis and grid from 0 to a round number above {@code max}; returns that number. */
@@ -231,7 +272,7 @@ final class Chart {
 			g.setColor(GRID);
 			g.drawLine(plot.x, y, plot.x + plot.width, y);
 			g.setColor(Color.DARK_GRAY);
-			String label = (v == 0) ? "0" : Format.number(v);
+			String label = (v == 0) ? "0" : Format.number(v).replaceAll("\\.0+$", "");
 			g.drawString(label, plot.x - 8 - g.getFontMetrics().stringWidth(label), y + 4);
 		}
 		g.setColor(Color.GRAY);
@@ -257,6 +298,25 @@ final class Chart {
 			g.drawString(implementation, x + 19, y);
 			x += 19 + g.getFontMetrics().stringWidth(implementation) + 18;
 		}
+	}
+
+	/** Under the HTTP bars: the p50 and p99 latencies of both sides. */
+	private static void latencyCaption(Graphics2D g, Rectangle panel, @Nullable SectionResult result) {
+		if (result == null) {
+			return;
+		}
+		StringBuilder caption = new StringBuilder("p50 / p99 ms:");
+		for (String implementation : result.implementations()) {
+			Measurement p50 = result.find("p50 latency", implementation);
+			Measurement p99 = result.find("p99 latency", implementation);
+			if (p50 != null && p99 != null) {
+				caption.append(String.format(Locale.ROOT, "  %s %.2f / %.2f", implementation.replace("rate limit ", ""),
+						p50.value(), p99.value()));
+			}
+		}
+		g.setColor(Color.BLACK);
+		g.setFont(font(Font.PLAIN, 12));
+		g.drawString(caption.toString(), panel.x, panel.y + panel.height - 22);
 	}
 
 	/** Under a group of bars: its ratios that have a target, green when met, red when not. */

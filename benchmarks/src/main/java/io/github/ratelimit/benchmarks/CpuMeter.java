@@ -85,7 +85,7 @@ final class CpuMeter {
 	 * Waits until other processes leave the CPUs nearly idle (under 10% for a second), at most
 	 * {@code maxSeconds}.
 	 * @param maxSeconds the longest wait; 0 never waits
-	 * @return the seconds waited
+	 * @return the seconds waited beyond the one-second check
 	 * @throws InterruptedException when interrupted
 	 */
 	static long awaitIdle(long maxSeconds) throws InterruptedException {
@@ -98,7 +98,7 @@ final class CpuMeter {
 				break;
 			}
 		}
-		return (System.nanoTime() - start) / 1_000_000_000L;
+		return Math.max(0, (System.nanoTime() - start) / 1_000_000_000L - 1);
 	}
 
 	static String percent(double share) {

@@ -90,7 +90,6 @@ public final class BenchmarkRunner {
 			}
 			outcomes.add(new SectionOutcome(section, result, failure, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)));
 		}
-		environment.put("loadAverageAtEnd", loadAverage());
 		environment.put("finished", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
 		write(settings, environment, outcomes);
 		return outcomes.stream().allMatch((o) -> o.result() != null);

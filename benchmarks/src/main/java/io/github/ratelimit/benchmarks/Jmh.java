@@ -36,22 +36,24 @@ final class Jmh {
 	}
 
 	/**
-	 * How long each fork warms up and measures.
+	 * How many forks per figure and implementation, and how long each warms up and measures.
 	 *
+	 * @param forks JVMs per figure and implementation (their iterations are pooled)
 	 * @param warmups warm-up iterations of one second
-	 * @param iterations measured iterations
+	 * @param iterations measured iterations per fork
 	 * @param iterationMillis length of a measured iteration
 	 */
-	record Iterations(int warmups, int iterations, int iterationMillis) {
+	record Iterations(int forks, int warmups, int iterations, int iterationMillis) {
 
 		long seconds() {
 			// A fork's JVM start and the set-up of up to a million keys take about two seconds.
-			return this.warmups + (this.iterations * (long) this.iterationMillis) / 1000 + 2;
+			return this.forks * (this.warmups + (this.iterations * (long) this.iterationMillis) / 1000 + 2);
 		}
 
 		String describe() {
-			return "1 fork per figure and implementation: " + this.warmups + " x 1 s warm-up, then " + this.iterations
-					+ " x " + this.iterationMillis + " ms measured; the figure is the median iteration";
+			return this.forks + ((this.forks == 1) ? " fork" : " forks") + " per figure and implementation, each "
+					+ this.warmups + " x 1 s warm-up, then " + this.iterations + " x " + this.iterationMillis
+					+ " ms measured; the figure is the median measured iteration";
 		}
 	}
 
@@ -111,7 +113,7 @@ final class Jmh {
 			Iterations iterations, String log) throws RunnerException {
 		ChainedOptionsBuilder options = new OptionsBuilder()
 			.include(DecisionBenchmark.class.getName() + "\\." + method + "$")
-			.forks(1)
+			.forks(settings.quick() ? 1 : iterations.forks())
 			.threads(threads)
 			.jvmArgs(JVM_ARGS)
 			.shouldFailOnError(true)

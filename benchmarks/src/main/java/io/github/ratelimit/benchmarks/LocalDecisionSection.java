@@ -18,7 +18,7 @@ final class LocalDecisionSection implements Section {
 
 	static final int THREADS = 2;
 
-	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(4, 10, 1000);
+	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(2, 4, 6, 1000);
 
 	@Override
 	public String id() {

@@ -13,7 +13,7 @@ final class ScalingSection implements Section {
 
 	static final List<String> METHODS = List.of("ours", "bucket4j", "floor");
 
-	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(3, 6, 500);
+	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(1, 3, 6, 500);
 
 	private final boolean byKeys;
 

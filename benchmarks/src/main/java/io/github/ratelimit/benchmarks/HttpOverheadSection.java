@@ -100,18 +100,31 @@ final class HttpOverheadSection implements Section {
 			for (int i = 0; i < plan.rounds(); i++) {
 				boolean enabledFirst = (i % 2 == 0);
 				for (SampleApp app : enabledFirst ? List.of(enabled, disabled) : List.of(disabled, enabled)) {
-					CpuMeter.awaitIdle(settings.quick() ? 0 : settings.maxIdleWaitSeconds());
-					CpuMeter.Snapshot before = CpuMeter.snapshot();
-					LoadGenerator.LoadResult window = this.generator.run(app.uri(PATH), plan.window());
-					double share = CpuMeter.foreignShare(before, CpuMeter.snapshot());
+					LoadGenerator.LoadResult window = null;
+					double share = Double.NaN;
+					for (int attempt = 0; attempt <= Jmh.MAX_REPEATS; attempt++) {
+						CpuMeter.awaitIdle(settings.quick() ? 0 : settings.maxIdleWaitSeconds());
+						CpuMeter.Snapshot before = CpuMeter.snapshot();
+						LoadGenerator.LoadResult measured = this.generator.run(app.uri(PATH), plan.window());
+						double measuredShare = CpuMeter.foreignShare(before, CpuMeter.snapshot());
+						Files.writeString(settings.logDirectory().resolve("http-windows.log"),
+								((app == enabled) ? ENABLED : DISABLED) + "\n" + measured + "\n" + measured.output() + "\n",
+								java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+						System.out.printf(java.util.Locale.ROOT,
+								"  %-15s %8s req/s  p99 %6.2f ms  (other processes: %s CPU)%n",
+								(app == enabled) ? ENABLED : DISABLED, Format.number(measured.requestsPerSecond()),
+								measured.p99Millis(), CpuMeter.percent(measuredShare));
+						if (window == null || !(measuredShare >= share)) {
+							window = measured;
+							share = measuredShare;
+						}
+						if (settings.quick() || !(measuredShare > Jmh.DISTURBED)) {
+							break;
+						}
+						System.out.println("    disturbed: measuring again");
+					}
 					foreign.add(share);
 					(app == enabled ? on : off).add(window);
-					Files.writeString(settings.logDirectory().resolve("http-windows.log"),
-							((app == enabled) ? ENABLED : DISABLED) + "\n" + window + "\n" + window.output() + "\n",
-							java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-					System.out.printf(java.util.Locale.ROOT, "  %-15s %8s req/s  p99 %6.2f ms  (other processes: %s CPU)%n",
-							(app == enabled) ? ENABLED : DISABLED, Format.number(window.requestsPerSecond()),
-							window.p99Millis(), CpuMeter.percent(share));
 				}
 			}
 			SectionResult result = result(on, off);

@@ -65,6 +65,7 @@ final class LocalDecisionSection implements Section {
 				section.compare(figure, "ours", "floor: expiring cache", null);
 			}
 		}
+		Jmh.noteRepeats(forks, section);
 		return section;
 	}
 

@@ -63,18 +63,22 @@ final class ScalingSection implements Section {
 	@Override
 	public SectionResult run(Settings settings) throws Exception {
 		SectionResult section = new SectionResult();
+		List<Jmh.Fork> all = new java.util.ArrayList<>();
 		if (this.byKeys) {
 			for (int keys : keyCounts()) {
 				List<Jmh.Fork> forks = Jmh.run(settings, METHODS, params(keys), 2, ITERATIONS, id());
 				addAll(section, keysFigure(keys), forks);
+				all.addAll(forks);
 			}
 		}
 		else {
 			for (int threads : threadCounts()) {
 				List<Jmh.Fork> forks = Jmh.run(settings, METHODS, params(100_000), threads, ITERATIONS, id());
 				addAll(section, threadsFigure(threads), forks);
+				all.addAll(forks);
 			}
 		}
+		Jmh.noteRepeats(all, section);
 		return section;
 	}
 

@@ -110,7 +110,7 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void aForkIsSummedUpByItsMedianIteration() {
-		Jmh.Fork fork = new Jmh.Fork("bucket4j", Map.of("keys", "1"), 2, new double[] { 9, 1, 5, 6, 4 }, 0.02);
+		Jmh.Fork fork = new Jmh.Fork("bucket4j", Map.of("keys", "1"), 2, new double[] { 9, 1, 5, 6, 4 }, 0.02, 0);
 		Measurement measurement = fork.measurement("1 key");
 		assertThat(measurement.implementation()).isEqualTo("Bucket4j");
 		assertThat(measurement.value()).isEqualTo(5);

@@ -51,13 +51,19 @@ final class ScalingSection implements Section {
 	@Override
 	public String method() {
 		return "JMH throughput, " + ITERATIONS.describe() + "; otherwise as the local decisions."
-				+ (this.byKeys ? "" : " The machine has 2 cores: more threads share them.");
+				+ (this.byKeys ? "" : " Warm-up grows by 1 s per 2 threads above 2 (the JIT compiler shares the cores too)."
+						+ " The machine has 2 cores: more threads share them.");
 	}
 
 	@Override
 	public long estimatedSeconds(Settings settings) {
-		int points = this.byKeys ? keyCounts().size() : threadCounts().size();
-		return (long) points * METHODS.size() * (settings.quick() ? 3 : ITERATIONS.seconds() + 1);
+		if (settings.quick()) {
+			return (long) (this.byKeys ? keyCounts() : threadCounts()).size() * METHODS.size() * 3;
+		}
+		if (this.byKeys) {
+			return (long) keyCounts().size() * METHODS.size() * (ITERATIONS.seconds() + 1);
+		}
+		return threadCounts().stream().mapToLong((threads) -> METHODS.size() * (iterations(threads).seconds() + 1)).sum();
 	}
 
 	@Override
@@ -73,13 +79,22 @@ final class ScalingSection implements Section {
 		}
 		else {
 			for (int threads : threadCounts()) {
-				List<Jmh.Fork> forks = Jmh.run(settings, METHODS, params(100_000), threads, ITERATIONS, id());
+				List<Jmh.Fork> forks = Jmh.run(settings, METHODS, params(100_000), threads, iterations(threads), id());
 				addAll(section, threadsFigure(threads), forks);
 				all.addAll(forks);
 			}
 		}
 		Jmh.noteRepeats(all, section);
 		return section;
+	}
+
+	/**
+	 * Warm-up grows with the threads: 16 busy threads on 2 cores leave the JIT compiler little CPU, and
+	 * a fork measured before its hot path is compiled reads several times too slow.
+	 */
+	static Jmh.Iterations iterations(int threads) {
+		return new Jmh.Iterations(ITERATIONS.forks(), ITERATIONS.warmups() + Math.max(0, threads - 2) / 2,
+				ITERATIONS.iterations(), ITERATIONS.iterationMillis());
 	}
 
 	private static Map<String, List<String>> params(int keys) {

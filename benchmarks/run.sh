@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Runs every benchmark in one go (about 20 minutes on a 2-core machine): JMH decision throughput and
-# scaling against Bucket4j and the floor, memory per key, and the sample app's HTTP overhead (with wrk
+# Runs every benchmark in one go (about 25 minutes on a 2-core machine): JMH decision throughput and
+# scaling against Bucket4j and the floor, Redis decision throughput against Bucket4j on Lettuce and a raw
+# EVALSHA loop (needs redis-server; the run starts and stops its own), memory per key (heap, and Redis
+# MEMORY USAGE per algorithm), and the sample app's HTTP overhead (with wrk
 # when installed, else a JDK HttpClient load generator). Writes benchmarks/results/results.json and
 # results.md, prints the tables with the ratios ours/peer, and draws docs/benchmarks.png.
 #
 #   benchmarks/run.sh                     everything
-#   benchmarks/run.sh --only=local,http   some sections (local, keys, threads, memory, http)
+#   benchmarks/run.sh --only=local,http   some sections (local, keys, threads, redis, memory, http)
 #   benchmarks/run.sh --quick             short iterations, to check that everything runs
 #   MVN_FLAGS=-o benchmarks/run.sh        build offline
 #

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * does.
  * <p>
  * Options: {@code --quick} (short iterations, to check that everything runs), {@code --only=local,http}
- * (sections by id: {@code local}, {@code keys}, {@code threads}, {@code memory}, {@code http}),
+ * (sections by id: {@code local}, {@code keys}, {@code threads}, {@code redis}, {@code memory}, {@code http}),
  * {@code --results=DIR}, {@code --chart=FILE}, {@code --sample-app=JAR}, {@code --max-idle-wait=SECONDS}
  * (how long to wait before each measurement for other processes to leave the CPUs idle; default 30,
  * 0 never waits). {@code jmh ARGS...} runs JMH's
@@ -32,9 +32,9 @@ import java.util.function.Supplier;
  */
 public final class BenchmarkRunner {
 
-	/** Every section, in the order they run. A Redis section would be added here. */
+	/** Every section, in the order they run. */
 	static final List<Supplier<Section>> SECTIONS = List.of(LocalDecisionSection::new, ScalingSection::byKeys,
-			ScalingSection::byThreads, MemorySection::new, HttpOverheadSection::new);
+			ScalingSection::byThreads, RedisDecisionSection::new, MemorySection::new, HttpOverheadSection::new);
 
 	private BenchmarkRunner() {
 	}

@@ -28,12 +28,12 @@ final class Chart {
 
 	private static final int WIDTH = 1500;
 
-	private static final int HEIGHT = 1050;
+	private static final int HEIGHT = 1560;
 
 	private static final Map<String, Color> COLORS = Map.of("ours", new Color(0x1f77b4), "ours: bucket only",
 			new Color(0x9ecae1), "Bucket4j", new Color(0xff7f0e), "floor", new Color(0x8c8c8c),
 			"floor: expiring cache", new Color(0xc7c7c7), HttpOverheadSection.ENABLED, new Color(0x1f77b4),
-			HttpOverheadSection.DISABLED, new Color(0x8c8c8c));
+			HttpOverheadSection.DISABLED, new Color(0x8c8c8c), "raw EVALSHA", new Color(0x8c8c8c));
 
 	private static final Color GRID = new Color(0xe5e5e5);
 
@@ -63,7 +63,7 @@ final class Chart {
 			g.drawString(subtitle, 30, 60);
 			int top = 80;
 			int panelWidth = (WIDTH - 90) / 2;
-			int panelHeight = (HEIGHT - top - 40) / 2;
+			int panelHeight = (HEIGHT - top - 100) / 3;
 			Rectangle topLeft = new Rectangle(30, top, panelWidth, panelHeight);
 			Rectangle topRight = new Rectangle(60 + panelWidth, top, panelWidth, panelHeight);
 			Rectangle bottomLeft = new Rectangle(30, top + panelHeight + 30, panelWidth, panelHeight);
@@ -76,9 +76,19 @@ final class Chart {
 			Rectangle http = new Rectangle(bottomRight.x, bottomRight.y, bottomRight.width / 2 - 10, bottomRight.height);
 			Rectangle memory = new Rectangle(bottomRight.x + bottomRight.width / 2 + 10, bottomRight.y,
 					bottomRight.width / 2 - 10, bottomRight.height);
-			bars(g, http, "HTTP requests/s (sample app)", find(outcomes, "http"), "requests/s", null);
+			bars(g, http, "HTTP requests/s (sample app)", find(outcomes, "http"), List.of("requests/s"), null);
 			latencyCaption(g, http, find(outcomes, "http"));
-			bars(g, memory, "Heap per key at 1M keys (B)", find(outcomes, "memory"), null, MemorySection.TARGET_BYTES);
+			bars(g, memory, "Heap per key at 1M keys (B)", find(outcomes, "memory"), List.of("bytes per key"),
+					MemorySection.TARGET_BYTES);
+			Rectangle redisLeft = new Rectangle(30, bottomLeft.y + panelHeight + 30, panelWidth, panelHeight);
+			Rectangle redisRight = new Rectangle(60 + panelWidth, redisLeft.y, panelWidth, panelHeight);
+			bars(g, redisLeft, "Redis decisions (ops/s, 16 threads, 100,000 keys, token bucket)",
+					find(outcomes, "redis"), null, null);
+			SectionResult memoryResult = find(outcomes, "memory");
+			List<String> redisFigures = (memoryResult == null) ? List.of()
+					: memoryResult.figures().stream().filter((f) -> f.startsWith(RedisMemory.FIGURE_PREFIX)).toList();
+			bars(g, redisRight, "Redis MEMORY USAGE per key after 1 request (B)",
+					redisFigures.isEmpty() ? null : memoryResult, redisFigures, null);
 		}
 		finally {
 			g.dispose();
@@ -118,14 +128,18 @@ final class Chart {
 
 	/** Grouped bars: one group per figure, one bar per implementation (the "target" drawn as a line). */
 	private static void bars(Graphics2D g, Rectangle panel, String title, @Nullable SectionResult result,
-			@Nullable String onlyFigure, @Nullable Double targetLine) {
+			@Nullable List<String> onlyFigures, @Nullable Double targetLine) {
 		Rectangle plot = frame(g, panel, title);
 		if (result == null) {
 			notMeasured(g, plot);
 			return;
 		}
-		List<String> figures = (onlyFigure != null) ? List.of(onlyFigure) : result.figures();
-		List<String> implementations = result.implementations().stream().filter((i) -> !i.equals("target")).toList();
+		List<String> figures = (onlyFigures != null) ? onlyFigures : result.figures();
+		List<String> implementations = result.implementations()
+			.stream()
+			.filter((i) -> !i.equals("target"))
+			.filter((i) -> result.measurements().stream().anyMatch((m) -> m.implementation().equals(i) && figures.contains(m.figure())))
+			.toList();
 		double max = (targetLine != null) ? targetLine : 0;
 		for (Measurement m : result.measurements()) {
 			if (figures.contains(m.figure()) && implementations.contains(m.implementation())) {

@@ -73,15 +73,16 @@ final class Jmh {
 	 * @param iterations the measured iterations' scores (ops/µs)
 	 * @param foreignCpu the CPU share other processes took meanwhile
 	 * @param repeats how many disturbed measurements came before this one
+	 * @param unit the unit of the scores
 	 */
 	record Fork(String method, Map<String, String> params, int threads, double[] iterations, double foreignCpu,
-			int repeats) {
+			int repeats, String unit) {
 
 		Measurement measurement(String figure) {
 			double[] sorted = this.iterations.clone();
 			Arrays.sort(sorted);
 			double halfIqr = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / 2;
-			return new Measurement(figure, implementation(this.method), quantile(sorted, 0.5), halfIqr, "ops/µs",
+			return new Measurement(figure, implementation(this.method), quantile(sorted, 0.5), halfIqr, this.unit,
 					this.foreignCpu);
 		}
 	}
@@ -101,6 +102,27 @@ final class Jmh {
 	 */
 	static List<Fork> run(Settings settings, List<String> methods, Map<String, List<String>> params, int threads,
 			Iterations iterations, String log) throws RunnerException, InterruptedException {
+		return run(settings, DecisionBenchmark.class, "ops/µs", List.of(), methods, params, threads, iterations, log);
+	}
+
+	/**
+	 * Runs methods of a benchmark class, each parameter combination in turn.
+	 * @param settings the run's settings (quick runs shorten every iteration)
+	 * @param benchmark the class that holds the methods
+	 * @param unit the unit of its scores, as its {@code @OutputTimeUnit} makes them (e.g. {@code ops/s})
+	 * @param jvmArgs more arguments of each fork's JVM
+	 * @param methods the benchmark methods
+	 * @param params JMH parameters, each with the values to run
+	 * @param threads benchmark threads
+	 * @param iterations warm-up and measurement
+	 * @param log names the log file of JMH's own output
+	 * @return the forks, in the order run
+	 * @throws RunnerException when a benchmark fails
+	 * @throws InterruptedException when interrupted while waiting for idle CPUs
+	 */
+	static List<Fork> run(Settings settings, Class<?> benchmark, String unit, List<String> jvmArgs,
+			List<String> methods, Map<String, List<String>> params, int threads, Iterations iterations, String log)
+			throws RunnerException, InterruptedException {
 		List<Fork> forks = new ArrayList<>();
 		for (Map<String, String> combination : combinations(params)) {
 			for (String method : methods) {
@@ -108,12 +130,13 @@ final class Jmh {
 				for (int attempt = 0; attempt <= MAX_REPEATS; attempt++) {
 					long waited = CpuMeter.awaitIdle(settings.quick() ? 0 : settings.maxIdleWaitSeconds());
 					CpuMeter.Snapshot before = CpuMeter.snapshot();
-					RunResult result = runOne(settings, method, combination, threads, iterations, log);
+					RunResult result = runOne(settings, benchmark, jvmArgs, method, combination, threads, iterations,
+							log);
 					double foreign = CpuMeter.foreignShare(before, CpuMeter.snapshot());
-					Fork measured = new Fork(method, combination, threads, scores(result), foreign, attempt);
-					System.out.printf(Locale.ROOT, "  %-22s %-34s %2d thr  %8s ops/µs  (other processes: %s CPU%s)%n",
+					Fork measured = new Fork(method, combination, threads, scores(result), foreign, attempt, unit);
+					System.out.printf(Locale.ROOT, "  %-22s %-34s %2d thr  %8s %s  (other processes: %s CPU%s)%n",
 							implementation(method), combination, threads,
-							Format.number(measured.measurement("").value()), CpuMeter.percent(foreign),
+							Format.number(measured.measurement("").value()), unit, CpuMeter.percent(foreign),
 							(waited > 0) ? ", waited " + waited + " s for idle CPUs" : "");
 					if (fork == null || !(measured.foreignCpu() >= fork.foreignCpu())) {
 						fork = measured;
@@ -142,13 +165,15 @@ final class Jmh {
 		}
 	}
 
-	private static RunResult runOne(Settings settings, String method, Map<String, String> params, int threads,
-			Iterations iterations, String log) throws RunnerException {
+	private static RunResult runOne(Settings settings, Class<?> benchmark, List<String> jvmArgs, String method,
+			Map<String, String> params, int threads, Iterations iterations, String log) throws RunnerException {
+		List<String> allJvmArgs = new ArrayList<>(List.of(JVM_ARGS));
+		allJvmArgs.addAll(jvmArgs);
 		ChainedOptionsBuilder options = new OptionsBuilder()
-			.include(DecisionBenchmark.class.getName() + "\\." + method + "$")
+			.include(benchmark.getName() + "\\." + method + "$")
 			.forks(settings.quick() ? 1 : iterations.forks())
 			.threads(threads)
-			.jvmArgs(JVM_ARGS)
+			.jvmArgs(allJvmArgs.toArray(new String[0]))
 			.shouldFailOnError(true)
 			.verbosity(VerboseMode.NORMAL);
 		try {
@@ -224,6 +249,7 @@ final class Jmh {
 			case "bucket4j" -> "Bucket4j";
 			case "floor" -> "floor";
 			case "floorExpiring" -> "floor: expiring cache";
+			case "raw" -> "raw EVALSHA";
 			default -> method;
 		};
 	}

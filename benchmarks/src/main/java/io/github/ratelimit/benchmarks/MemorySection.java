@@ -33,14 +33,16 @@ final class MemorySection implements Section {
 
 	@Override
 	public String title() {
-		return "Memory: retained heap per tracked key at 1,000,000 keys, bytes, lower is better";
+		return "Memory: retained heap per tracked key at 1,000,000 keys, and Redis memory per key, bytes, lower is better";
 	}
 
 	@Override
 	public String method() {
 		return "A fresh JVM per implementation (-Xmx3g, serial GC, compressed oops): used heap after full GCs, "
 				+ "before and after one request for each of 1,000,000 distinct IPv4-like keys; "
-				+ "includes the key string, the map's entry and table slot, the state and Caffeine's frequency sketch.";
+				+ "includes the key string, the map's entry and table slot, the state and Caffeine's frequency sketch. "
+				+ "Redis rows: MEMORY USAGE of one key after one request (limit 100 per minute), on a redis-server "
+				+ "the run starts on a free loopback port.";
 	}
 
 	@Override
@@ -71,6 +73,12 @@ final class MemorySection implements Section {
 		section.compare(figure, "ours", "Bucket4j", null);
 		section.compare(figure, "ours", "floor", null);
 		section.note(String.format(java.util.Locale.ROOT, "Of each figure, %.0f B is the key string itself.", keyString));
+		if (RedisServer.binary().isPresent()) {
+			RedisMemory.measure(section);
+		}
+		else {
+			section.note("Redis MEMORY USAGE not measured: redis-server is not installed.");
+		}
 		return section;
 	}
 

@@ -87,6 +87,42 @@ class BenchmarksSmokeTests {
 	}
 
 	@Test
+	void everyRedisBenchmarkMethodRunsInProcess() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.binary().isPresent(), "redis-server is not installed");
+		try (RedisServer redis = RedisServer.start()) {
+			for (String method : RedisDecisionSection.METHODS) {
+				RedisDecisionBenchmark benchmark = new RedisDecisionBenchmark();
+				benchmark.keys = 100;
+				benchmark.setUp(method, redis.port());
+				RedisDecisionBenchmark.Cursor cursor = new RedisDecisionBenchmark.Cursor();
+				try {
+					for (int i = 0; i < 50; i++) {
+						Object allowed = switch (method) {
+							case "ours" -> benchmark.ours(cursor).isAllowed();
+							case "bucket4j" -> benchmark.bucket4j(cursor).isConsumed();
+							default -> benchmark.raw(cursor) == 1L;
+						};
+						assertThat(allowed).as(method).isEqualTo(true);
+					}
+				}
+				finally {
+					benchmark.tearDown();
+				}
+			}
+		}
+	}
+
+	@Test
+	void redisMemoryIsMeasuredPerAlgorithm() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.binary().isPresent(), "redis-server is not installed");
+		SectionResult section = new SectionResult();
+		RedisMemory.measure(section);
+		assertThat(section.figures()).hasSize(io.github.ratelimit.core.Algorithm.values().length);
+		assertThat(section.find(RedisMemory.figure("token-bucket"), "ours").value()).isBetween(50.0, 300.0);
+		assertThat(section.find(RedisMemory.figure("token-bucket"), "Bucket4j").value()).isPositive();
+	}
+
+	@Test
 	void jmhRunsABenchmarkWithoutForking() throws Exception {
 		Collection<RunResult> results = new Runner(new OptionsBuilder()
 			.include(DecisionBenchmark.class.getName() + "\\.ours$")
@@ -110,7 +146,8 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void aForkIsSummedUpByItsMedianIteration() {
-		Jmh.Fork fork = new Jmh.Fork("bucket4j", Map.of("keys", "1"), 2, new double[] { 9, 1, 5, 6, 4 }, 0.02, 0);
+		Jmh.Fork fork = new Jmh.Fork("bucket4j", Map.of("keys", "1"), 2, new double[] { 9, 1, 5, 6, 4 }, 0.02, 0,
+				"ops/µs");
 		Measurement measurement = fork.measurement("1 key");
 		assertThat(measurement.implementation()).isEqualTo("Bucket4j");
 		assertThat(measurement.value()).isEqualTo(5);
@@ -160,6 +197,17 @@ class BenchmarksSmokeTests {
 			keys.add(new Measurement(ScalingSection.keysFigure(count), "ours", 10 - Math.log10(count), "ops/µs"))
 				.add(new Measurement(ScalingSection.keysFigure(count), "Bucket4j", 5 - Math.log10(count) / 2, "ops/µs"));
 		}
+		SectionResult redis = new SectionResult()
+			.add(new Measurement(RedisDecisionSection.FIGURE, "ours", 60_000, 600, "ops/s"))
+			.add(new Measurement(RedisDecisionSection.FIGURE, "Bucket4j", 28_000, 300, "ops/s"))
+			.add(new Measurement(RedisDecisionSection.FIGURE, "raw EVALSHA", 65_000, 700, "ops/s"))
+			.compare(RedisDecisionSection.FIGURE, "ours", "Bucket4j", Comparison.Target.atLeast(2))
+			.compare(RedisDecisionSection.FIGURE, "ours", "raw EVALSHA", Comparison.Target.atLeast(0.9));
+		SectionResult memory = new SectionResult().add(new Measurement("bytes per key", "ours", 150, "B"))
+			.add(new Measurement("bytes per key", "target", 200, "B"))
+			.add(new Measurement(RedisMemory.figure("token-bucket"), "ours", 90, "B"))
+			.add(new Measurement(RedisMemory.figure("token-bucket"), "Bucket4j", 200, "B"))
+			.add(new Measurement(RedisMemory.figure("fixed-window"), "ours", 80, "B"));
 		SectionResult http = HttpOverheadSection.result(
 				List.of(new LoadGenerator.LoadResult(100_000, 8, 0, 0.8, 3.1)),
 				List.of(new LoadGenerator.LoadResult(102_000, 8, 0, 0.78, 3.0)));
@@ -167,9 +215,12 @@ class BenchmarksSmokeTests {
 		List<SectionOutcome> outcomes = List.of(new SectionOutcome(new LocalDecisionSection(), local, null, 1),
 				new SectionOutcome(ScalingSection.byKeys(), keys, null, 1),
 				new SectionOutcome(ScalingSection.byThreads(), null, "skipped", 0),
+				new SectionOutcome(new RedisDecisionSection(), redis, null, 1),
+				new SectionOutcome(new MemorySection(), memory, null, 1),
 				new SectionOutcome(new HttpOverheadSection(new JdkLoadGenerator()), http, null, 1));
 
 		String table = Report.tables(outcomes, false);
+		assertThat(table).contains("ours/raw EVALSHA (>= 0.9)").contains("0.92 ✓").contains("Redis, token-bucket");
 		assertThat(table).contains("ours/Bucket4j (>= 2)").contains("2.16 ✓").contains("0.95 ✓").contains("Not measured: skipped");
 		String json = Report.json(Map.of("quick", "true"), outcomes);
 		assertThat(json).contains("\"ratio\": 2.1579").contains("\"failure\": \"skipped\"");

@@ -52,6 +52,10 @@ if rejected then
   end
 end
 
+-- One acquisition (the common case): its decision is already the reply.
+if #decisions == 1 then
+  return decisions[1]
+end
 local reply = {}
 for _, d in ipairs(decisions) do
   for _, v in ipairs(d) do

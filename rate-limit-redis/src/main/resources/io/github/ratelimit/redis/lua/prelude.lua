@@ -1,7 +1,9 @@
 -- Shared by every rate limit script. Times and durations are integer microseconds held in Lua
 -- doubles: exact up to 2^53 (about 285 years of microseconds), so an epoch timestamp (~1.8e15)
 -- plus the longest budget a Limit allows (100 years, ~3.2e15) stays exact.
-if redis.replicate_commands then
+-- Effects replication, which lets a script read TIME before writing, is the default since Redis 5
+-- and the only mode since 7 (which added REDIS_VERSION_NUM); ask for it only on older servers.
+if redis.replicate_commands and not redis.REDIS_VERSION_NUM then
   pcall(redis.replicate_commands)
 end
 

@@ -1,0 +1,73 @@
+package io.github.ratelimit.benchmarks;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Redis decision throughput (issue 6, item 2): ours ({@code RedisRateLimitStore} on Lettuce) against
+ * Bucket4j's Lettuce compare-and-swap proxy manager and a raw Lettuce {@code EVALSHA} loop of a
+ * minimal GCRA script (the ceiling); token bucket, 100,000 keys, 16 threads, on a {@code redis-server}
+ * the section starts on a free loopback port and stops afterwards.
+ */
+final class RedisDecisionSection implements Section {
+
+	static final List<String> METHODS = List.of("ours", "bucket4j", "raw");
+
+	static final int KEYS = 100_000;
+
+	static final int THREADS = 16;
+
+	static final String FIGURE = String.format(Locale.ROOT, "%,d keys, all allowed", KEYS);
+
+	/** One fork per implementation: 10 x 1 s warm-up, then 3 x 10 s measured. */
+	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(1, 10, 3, 10_000);
+
+	@Override
+	public String id() {
+		return "redis";
+	}
+
+	@Override
+	public String title() {
+		return "Redis decisions: ops/s, " + THREADS + " threads, token bucket, higher is better";
+	}
+
+	@Override
+	public String method() {
+		return "JMH throughput, " + THREADS + " threads in a closed loop (each waits for its answer), "
+				+ ITERATIONS.describe() + "; 2 GB heap, G1; " + KEYS + " keys asked in random order, a token bucket "
+				+ "of " + RedisDecisionBenchmark.LIMIT + " per hour per key (every request allowed); one redis-server "
+				+ "(" + RedisServer.version() + ", no persistence) started by the run on a free loopback port, on the "
+				+ "same 2 cores as the client, flushed before each implementation; one shared Lettuce connection each. "
+				+ "ours = RedisRateLimitStore.tryAcquire(new Acquisition(...)) on a LettuceConnectionFactory; "
+				+ "Bucket4j = bucket4j_jdk17-lettuce 8.19.0 compare-and-swap proxy manager, one prebuilt BucketProxy "
+				+ "per key, tryConsumeAndReturnRemaining(1), keys expiring when refilled; "
+				+ "raw EVALSHA = Lettuce's synchronous evalsha of a 9-line GCRA script (server TIME, GET, SET PX), "
+				+ "keys and arguments prebuilt, an integer reply.";
+	}
+
+	@Override
+	public long estimatedSeconds(Settings settings) {
+		return (long) METHODS.size() * (settings.quick() ? 4 : ITERATIONS.seconds() + 2);
+	}
+
+	@Override
+	public SectionResult run(Settings settings) throws Exception {
+		try (RedisServer redis = RedisServer.start()) {
+			Map<String, List<String>> params = new LinkedHashMap<>();
+			params.put("keys", List.of(Integer.toString(KEYS)));
+			List<Jmh.Fork> forks = Jmh.run(settings, RedisDecisionBenchmark.class, "ops/s",
+					List.of("-D" + RedisDecisionBenchmark.PORT_PROPERTY + "=" + redis.port()), METHODS, params, THREADS,
+					ITERATIONS, id());
+			SectionResult section = new SectionResult();
+			for (Jmh.Fork fork : forks) {
+				section.add(fork.measurement(FIGURE));
+			}
+			section.compare(FIGURE, "ours", "Bucket4j", Comparison.Target.atLeast(2));
+			section.compare(FIGURE, "ours", "raw EVALSHA", Comparison.Target.atLeast(0.9));
+			return section;
+		}
+	}
+}

@@ -102,6 +102,15 @@ class RateLimitEndToEndTests {
 	}
 
 	@Test
+	void theProblemInstanceIsThePathAsTheClientSentIt() {
+		assertThat(this.http.get("/t/items/%39%39").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/t/items/99").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = this.http.get("/t/items/%39%39");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"instance\":\"/t/items/%39%39\"");
+	}
+
+	@Test
 	void aNamedPolicyIsOneBudgetForEveryEndpointThatNamesIt() {
 		assertThat(this.http.get("/t/named-a").statusCode()).isEqualTo(200);
 		assertThat(this.http.get("/t/named-b").statusCode()).isEqualTo(200);

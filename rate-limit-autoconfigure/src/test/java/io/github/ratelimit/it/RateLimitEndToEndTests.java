@@ -111,6 +111,24 @@ class RateLimitEndToEndTests {
 	}
 
 	@Test
+	void corsPreflightsSpendNoBudgetOnPathRulesNorAnnotations() {
+		for (String path : new String[] { "/cors/rule", "/t/cors" }) {
+			for (int i = 0; i < 5; i++) {
+				HttpResponse<String> preflight = this.http.options(path, "Origin", "https://app.example",
+						"Access-Control-Request-Method", "POST");
+				assertThat(preflight.statusCode()).as(path).isEqualTo(200);
+				assertThat(header(preflight, "Access-Control-Allow-Origin")).isEqualTo("https://app.example");
+				assertThat(preflight.headers().firstValue("X-RateLimit-Limit")).as(path).isEmpty();
+			}
+			HttpResponse<String> first = this.http.post(path, "", "Origin", "https://app.example");
+			assertThat(first.statusCode()).as(path).isEqualTo(200);
+			assertThat(header(first, "X-RateLimit-Remaining")).as(path).isEqualTo("1");
+			assertThat(this.http.post(path, "", "Origin", "https://app.example").statusCode()).isEqualTo(200);
+			assertThat(this.http.post(path, "", "Origin", "https://app.example").statusCode()).isEqualTo(429);
+		}
+	}
+
+	@Test
 	void aNamedPolicyIsOneBudgetForEveryEndpointThatNamesIt() {
 		assertThat(this.http.get("/t/named-a").statusCode()).isEqualTo(200);
 		assertThat(this.http.get("/t/named-b").statusCode()).isEqualTo(200);

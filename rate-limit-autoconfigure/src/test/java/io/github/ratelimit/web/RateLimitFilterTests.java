@@ -81,6 +81,28 @@ class RateLimitFilterTests {
 		assertThat(rejected.getHeader("Retry-After")).isEqualTo("5");
 	}
 
+	@Test
+	void corsPreflightsSpendNoBudgetButOtherOptionsRequestsDo() throws Exception {
+		RateLimitFilter filter = filter(HeaderStyle.BOTH);
+		for (int i = 0; i < 5; i++) {
+			MockHttpServletRequest preflight = request("/api/x");
+			preflight.setMethod("OPTIONS");
+			preflight.addHeader("Origin", "https://app.example");
+			preflight.addHeader("Access-Control-Request-Method", "POST");
+			MockFilterChain chain = new MockFilterChain();
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			filter.doFilter(preflight, response, chain);
+			assertThat(chain.getRequest()).as("the preflight went on").isNotNull();
+			assertThat(response.getHeaderNames()).isEmpty();
+		}
+		MockHttpServletRequest plainOptions = request("/api/x");
+		plainOptions.setMethod("OPTIONS");
+		MockHttpServletResponse counted = new MockHttpServletResponse();
+		filter.doFilter(plainOptions, counted, new MockFilterChain());
+		assertThat(counted.getHeader("X-RateLimit-Remaining")).as("not a preflight: counted").isEqualTo("1");
+		assertThat(send(filter, "/api/x").getHeader("X-RateLimit-Remaining")).isEqualTo("0");
+	}
+
 	private RateLimitFilter filter(HeaderStyle style) {
 		return new RateLimitFilter(resolver(), limiter(), new RateLimitHeaders(style),
 				new ProblemDetailRejectionHandler(), RequestDelay.SLEEP);

@@ -190,8 +190,10 @@ public class RateLimitProperties {
 		public static class Caffeine {
 
 			/**
-			 * Most keys tracked at once; beyond it the least valuable keys are evicted (and start again
-			 * with a full budget). Bounds memory under floods of distinct keys.
+			 * Most keys tracked at once per policy (each policy has a table of its own); a full table
+			 * evicts nothing that is still spent, and judges keys it cannot track by shared overflow
+			 * budgets of the policy, so that floods of distinct keys bound memory without lifting a
+			 * lockout. Also the bound of the Redis store's local fallback.
 			 */
 			private long maximumSize = 1_000_000;
 

@@ -133,6 +133,12 @@ class LimitedController {
 		return "annotated";
 	}
 
+	@GetMapping("/queued")
+	@RateLimited("queued")
+	String queued() {
+		return "queued";
+	}
+
 	@GetMapping("/list")
 	@RateLimited(limit = 1, period = "1m")
 	String list() {

@@ -55,7 +55,7 @@ class RateLimitEndToEndTests {
 		assertThat(header(rejected, "Retry-After")).isEqualTo("20");
 		assertThat(header(rejected, "X-RateLimit-Remaining")).isEqualTo("0");
 		assertThat(header(rejected, "X-RateLimit-Reset")).isEqualTo("60");
-		assertThat(header(rejected, "RateLimit")).isEqualTo("\"LimitedController.inline\";r=0;t=60");
+		assertThat(header(rejected, "RateLimit")).as("the next token, not the whole quota").isEqualTo("\"LimitedController.inline\";r=0;t=20");
 		assertThat(header(rejected, "Content-Type")).isEqualTo("application/problem+json");
 		assertThat(header(rejected, "Cache-Control")).isEqualTo("no-store");
 		assertThat(rejected.body()).isEqualTo("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","

@@ -93,6 +93,10 @@ class HeaderStyleAndWaitingBoundTests {
 			assertThat(this.delay.waits).hasSize(4).last().isEqualTo(4_000_000_000L);
 		}
 		finally {
+			CountDownLatch gate = this.delay.gate;
+			if (gate != null) {
+				gate.countDown();
+			}
 			this.delay.gate = null;
 			pool.shutdownNow();
 		}

@@ -451,7 +451,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/**
 		 * Sets the in-process store {@link OnFailure#LOCAL} decides with (a Caffeine store of 100,000 keys
-		 * when not called).
+		 * per limit when not called).
 		 * @param localStore the store
 		 * @return this builder
 		 */

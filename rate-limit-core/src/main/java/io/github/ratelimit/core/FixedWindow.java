@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One key's fixed window: at most {@code limit} tokens per window of {@code period}, windows aligned
  * to the epoch ({@code [k * period, (k + 1) * period)}) so every instance agrees on boundaries. A
@@ -10,6 +12,10 @@ package io.github.ratelimit.core;
  * <p>
  * Concurrency: a lock per key (the state is two numbers); exact under any number of threads. A caller
  * whose clock reading is older than the current window is counted in the current window.
+ * <p>
+ * Moved to another limit ({@link #moveTo(Limit, long)}), the count carries over into the successor, whose
+ * new limit applies at once; a new period takes effect from the next window, since the current one has
+ * its boundaries already.
  */
 public final class FixedWindow implements LimiterState {
 
@@ -17,9 +23,11 @@ public final class FixedWindow implements LimiterState {
 
 	private final long period;
 
-	private long windowStart = Long.MIN_VALUE;
+	private long windowEnd = Long.MIN_VALUE;
 
 	private long count;
+
+	private boolean retired;
 
 	/**
 	 * Creates an empty window.
@@ -36,12 +44,15 @@ public final class FixedWindow implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+		if (this.retired) {
+			return null;
+		}
 		roll(nowNanos);
 		long max = this.limit.limit();
-		long untilEnd = this.windowStart + this.period - nowNanos;
+		long untilEnd = this.windowEnd - nowNanos;
 		if (this.count + cost > max) {
-			return Decision.rejected(max, max - this.count, untilEnd, untilEnd, untilEnd);
+			return Decision.rejected(max, Math.max(0, max - this.count), untilEnd, untilEnd, untilEnd);
 		}
 		this.count += cost;
 		// Additional quota comes with the next window, when the whole quota does.
@@ -49,27 +60,49 @@ public final class FixedWindow implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision release(long nowNanos, long cost) {
+	public synchronized @Nullable Decision release(long nowNanos, long cost) {
+		if (this.retired) {
+			return null;
+		}
 		roll(nowNanos);
 		this.count = Math.max(0, this.count - cost);
 		return peekLocked(nowNanos);
 	}
 
 	@Override
-	public synchronized Decision peek(long nowNanos) {
+	public synchronized @Nullable Decision peek(long nowNanos) {
+		if (this.retired) {
+			return null;
+		}
 		roll(nowNanos);
 		return peekLocked(nowNanos);
 	}
 
 	private Decision peekLocked(long nowNanos) {
-		long reset = (this.count > 0) ? this.windowStart + this.period - nowNanos : 0;
-		return Decision.allowed(this.limit.limit(), this.limit.limit() - this.count, reset, reset);
+		long reset = (this.count > 0) ? this.windowEnd - nowNanos : 0;
+		return Decision.allowed(this.limit.limit(), Math.max(0, this.limit.limit() - this.count), reset, reset);
+	}
+
+	@Override
+	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
+		if (limit.algorithm() != this.limit.algorithm()) {
+			throw new IllegalArgumentException("cannot move a " + this.limit.algorithm() + " state to " + limit);
+		}
+		if (this.retired) {
+			return null;
+		}
+		roll(nowNanos);
+		this.retired = true;
+		FixedWindow next = new FixedWindow(limit);
+		next.windowEnd = this.windowEnd;
+		next.count = this.count;
+		return next;
 	}
 
 	private void roll(long nowNanos) {
-		long start = Math.floorDiv(nowNanos, this.period) * this.period;
-		if (start > this.windowStart) {
-			this.windowStart = start;
+		if (nowNanos >= this.windowEnd) {
+			long start = Math.floorDiv(nowNanos, this.period) * this.period;
+			this.windowEnd = start + this.period;
 			this.count = 0;
 		}
 	}

@@ -2,6 +2,9 @@ package io.github.ratelimit.core;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state the two buckets share: one timestamp, the theoretical arrival time ({@code tat}) at which
@@ -11,10 +14,17 @@ import java.lang.invoke.VarHandle;
  * tokens available at {@code now} are {@code (tau - (tat - now)) / T}. Giving tokens back moves
  * {@code tat} back by {@code cost * T}, never before {@code now} (a full bucket stays full). The next
  * token (or drain) comes when {@code tau - (tat - now)} reaches the next multiple of {@code T}.
+ * <p>
+ * A retired state ({@link #moveTo(Limit, long)}) holds {@link #RETIRED} as its {@code tat}: retiring
+ * is a compare-and-set like any acquisition, so a token is either taken before the move (and carried
+ * over) or after it, from the successor; never from both.
  */
 abstract sealed class GcraState implements LimiterState permits TokenBucket, LeakyBucket {
 
 	static final VarHandle TAT;
+
+	/** The {@code tat} of a retired state: every operation on it answers {@code null}. */
+	static final long RETIRED = Long.MAX_VALUE;
 
 	static {
 		try {
@@ -31,8 +41,12 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	private volatile long tat;
 
 	GcraState(Limit limit) {
+		this(limit, Long.MIN_VALUE / 2);
+	}
+
+	GcraState(Limit limit, long tat) {
 		this.limit = limit;
-		this.tat = Long.MIN_VALUE / 2;
+		this.tat = tat;
 	}
 
 	@Override
@@ -41,10 +55,13 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	@Override
-	public final Decision release(long nowNanos, long cost) {
+	public final @Nullable Decision release(long nowNanos, long cost) {
 		long decrement = cost * this.limit.emissionIntervalNanos();
 		while (true) {
 			long tat = (long) TAT.getVolatile(this);
+			if (tat == RETIRED) {
+				return null;
+			}
 			long newTat = Math.max(tat - decrement, nowNanos);
 			if (newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
 				return peek(nowNanos);
@@ -53,8 +70,12 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	@Override
-	public final Decision peek(long nowNanos) {
-		long used = Math.max(0, (long) TAT.getVolatile(this) - nowNanos);
+	public final @Nullable Decision peek(long nowNanos) {
+		long tat = (long) TAT.getVolatile(this);
+		if (tat == RETIRED) {
+			return null;
+		}
+		long used = Math.max(0, tat - nowNanos);
 		return Decision.allowed(this.limit.limit(),
 				Math.max(0, (this.limit.toleranceNanos() - used) / this.limit.emissionIntervalNanos()), used,
 				untilNext(used));
@@ -74,5 +95,43 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 		long credit = this.limit.toleranceNanos() - used;
 		long available = Math.max(0, Math.floorDiv(credit, interval));
 		return (available + 1) * interval - credit;
+	}
+
+	@Override
+	public final @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
+		if (limit.algorithm() != this.limit.algorithm()) {
+			throw new IllegalArgumentException("cannot move a " + this.limit.algorithm() + " state to " + limit);
+		}
+		while (true) {
+			long tat = (long) TAT.getVolatile(this);
+			if (tat == RETIRED) {
+				return null;
+			}
+			if (TAT.compareAndSet(this, tat, RETIRED)) {
+				long used = tat - nowNanos;
+				long newTat = (used <= 0) ? Long.MIN_VALUE / 2 : nowNanos + rescaled(used, this.limit, limit);
+				return (this instanceof TokenBucket) ? new TokenBucket(limit, newTat) : new LeakyBucket(limit, newTat);
+			}
+		}
+	}
+
+	/**
+	 * The time {@code used = tat - now} of one limit as the other's: {@code used * T' / T}, so the tokens
+	 * spent stay spent, also beyond a smaller new bucket (then the key waits until it is back within
+	 * it): a key whose limit goes down and up again never comes back with a second budget.
+	 */
+	static long rescaled(long used, Limit from, Limit to) {
+		return scaled(used, from, to);
+	}
+
+	/** {@code nanos * T' / T}, rounded up (a hair stricter, never looser). */
+	private static long scaled(long nanos, Limit from, Limit to) {
+		if (nanos <= 0) {
+			return 0;
+		}
+		BigInteger[] quotient = BigInteger.valueOf(nanos)
+			.multiply(BigInteger.valueOf(to.emissionIntervalNanos()))
+			.divideAndRemainder(BigInteger.valueOf(from.emissionIntervalNanos()));
+		return quotient[0].longValueExact() + (quotient[1].signum() != 0 ? 1 : 0);
 	}
 }

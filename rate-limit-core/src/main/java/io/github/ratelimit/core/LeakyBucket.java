@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One key's leaky bucket: a queue of at most {@code burst} requests, drained at {@code limit} per
  * {@code period} (one every {@code T}). Like {@link TokenBucket} its state is one timestamp,
@@ -24,13 +26,20 @@ public final class LeakyBucket extends GcraState {
 		super(limit);
 	}
 
+	LeakyBucket(Limit limit, long tat) {
+		super(limit, tat);
+	}
+
 	@Override
-	public Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+	public @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
 		long interval = this.limit.emissionIntervalNanos();
 		long tolerance = this.limit.toleranceNanos();
 		long increment = cost * interval;
 		while (true) {
 			long tat = (long) TAT.getVolatile(this);
+			if (tat == RETIRED) {
+				return null;
+			}
 			long base = Math.max(tat, nowNanos);
 			long newTat = base + increment;
 			long used = newTat - nowNanos;

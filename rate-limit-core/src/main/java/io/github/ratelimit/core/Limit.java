@@ -126,7 +126,7 @@ public final class Limit {
 
 	@Override
 	public boolean equals(Object other) {
-		return (other instanceof Limit that) && this.algorithm == that.algorithm && this.limit == that.limit
+		return this == other || (other instanceof Limit that) && this.algorithm == that.algorithm && this.limit == that.limit
 				&& this.period.equals(that.period) && this.burst == that.burst;
 	}
 

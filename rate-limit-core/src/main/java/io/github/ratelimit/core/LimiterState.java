@@ -1,9 +1,16 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The state of one key under one {@link Limit}, with the algorithm that decides on it.
  * Implementations are thread-safe and exact: however many threads call at once, no more is allowed
  * than the limit permits.
+ * <p>
+ * A key's limit may change while it is in use (a client's plan changes, or the policy is changed at
+ * run time): {@link #moveTo(Limit, long)} then retires the state and hands its successor, which keeps
+ * what was spent. Every operation on a retired state returns {@code null}, so that a caller that still
+ * holds it asks its store again and meets the successor: nobody spends two budgets.
  */
 public interface LimiterState {
 
@@ -19,22 +26,36 @@ public interface LimiterState {
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @param cost the tokens the request takes; positive and at most the burst
 	 * @param maxWaitNanos how long the request may wait for its turn; 0 never waits
-	 * @return the decision; when rejected, nothing was taken
+	 * @return the decision; when rejected, nothing was taken; {@code null} when this state was retired
+	 * by {@link #moveTo(Limit, long)}
 	 */
-	Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos);
+	@Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos);
 
 	/**
 	 * Gives back tokens taken by {@link #tryAcquire(long, long, long)}, for a request another limit rejected.
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @param cost the tokens to give back
-	 * @return how the state reads afterwards, as an allowing decision
+	 * @return how the state reads afterwards, as an allowing decision; {@code null} when retired
 	 */
-	Decision release(long nowNanos, long cost);
+	@Nullable Decision release(long nowNanos, long cost);
 
 	/**
 	 * Reads the state without changing it.
 	 * @param nowNanos the current time (epoch nanoseconds)
-	 * @return what a request of cost 0 would be told
+	 * @return what a request of cost 0 would be told; {@code null} when retired
 	 */
-	Decision peek(long nowNanos);
+	@Nullable Decision peek(long nowNanos);
+
+	/**
+	 * Retires this state and returns the same key's state under another limit of the same algorithm,
+	 * carrying over what was spent: a bucket's spent tokens stay spent (its {@code tat} rescaled,
+	 * {@code tat' = now + (tat - now) * T' / T}, also beyond a smaller new bucket, so that a limit
+	 * going down and up again never gives a second budget), a window's count stays counted (a new period takes effect when the current window
+	 * ends), a log keeps its entries.
+	 * @param limit the new limit, of this state's algorithm
+	 * @param nowNanos the current time (epoch nanoseconds)
+	 * @return the successor; {@code null} when this state was retired already (ask the store again)
+	 * @throws IllegalArgumentException when the new limit has another algorithm
+	 */
+	@Nullable LimiterState moveTo(Limit limit, long nowNanos);
 }

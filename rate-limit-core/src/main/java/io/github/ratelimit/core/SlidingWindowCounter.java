@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One key's sliding window counter: two counters, the current epoch-aligned window's and the previous
  * one's. A request is allowed when {@code previous * (period - elapsed) / period + current + cost <=
@@ -10,6 +12,10 @@ package io.github.ratelimit.core;
  * The arithmetic is exact (integers in nanoseconds; {@link Limit} keeps {@code limit * period} below
  * 2^61 so nothing overflows), so the remaining count, the reset and the retry time are exact for the
  * estimate: a request retried after {@link Decision#retryAfterNanos()} is allowed.
+ * <p>
+ * Moved to another limit of the same period ({@link #moveTo(Limit, long)}), both counters carry over. Moved
+ * to another period, the estimate now (rounded up) becomes the count of the new period's current
+ * window, and nothing of the previous window is left to weigh: what was spent stays spent.
  * <p>
  * Concurrency: a lock per key; exact under any number of threads.
  */
@@ -24,6 +30,8 @@ public final class SlidingWindowCounter implements LimiterState {
 	private long current;
 
 	private long previous;
+
+	private boolean retired;
 
 	/**
 	 * Creates empty counters.
@@ -40,7 +48,10 @@ public final class SlidingWindowCounter implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+		if (this.retired) {
+			return null;
+		}
 		roll(nowNanos);
 		long max = this.limit.limit();
 		long p = this.period;
@@ -54,7 +65,10 @@ public final class SlidingWindowCounter implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision release(long nowNanos, long cost) {
+	public synchronized @Nullable Decision release(long nowNanos, long cost) {
+		if (this.retired) {
+			return null;
+		}
 		roll(nowNanos);
 		this.current = Math.max(0, this.current - cost);
 		long overlap = overlap(nowNanos);
@@ -62,10 +76,38 @@ public final class SlidingWindowCounter implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision peek(long nowNanos) {
+	public synchronized @Nullable Decision peek(long nowNanos) {
+		if (this.retired) {
+			return null;
+		}
 		roll(nowNanos);
 		long overlap = overlap(nowNanos);
 		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, 1));
+	}
+
+	@Override
+	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
+		if (limit.algorithm() != this.limit.algorithm()) {
+			throw new IllegalArgumentException("cannot move a " + this.limit.algorithm() + " state to " + limit);
+		}
+		if (this.retired) {
+			return null;
+		}
+		roll(nowNanos);
+		this.retired = true;
+		SlidingWindowCounter next = new SlidingWindowCounter(limit);
+		if (next.period == this.period) {
+			next.windowStart = this.windowStart;
+			next.current = this.current;
+			next.previous = this.previous;
+		}
+		else if (this.current > 0 || this.previous > 0) {
+			long p = this.period;
+			long weighted = -Math.floorDiv(-Math.multiplyExact(this.previous, overlap(nowNanos)), p);
+			next.windowStart = Math.floorDiv(nowNanos, next.period) * next.period;
+			next.current = weighted + this.current;
+		}
+		return next;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Arrays;
 
 /**
@@ -14,6 +16,9 @@ import java.util.Arrays;
  * <p>
  * Concurrency: a lock per key; exact under any number of threads. Timestamps never go backwards in
  * the log, even for a caller whose clock reading is a little older.
+ * <p>
+ * Moved to another limit ({@link #moveTo(Limit, long)}), the entries carry over: each counts until its
+ * time plus the new period, against the new limit.
  */
 public final class SlidingWindowLog implements LimiterState {
 
@@ -26,6 +31,8 @@ public final class SlidingWindowLog implements LimiterState {
 	private int head;
 
 	private int size;
+
+	private boolean retired;
 
 	/**
 	 * Creates an empty log.
@@ -43,12 +50,15 @@ public final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+		if (this.retired) {
+			return null;
+		}
 		expire(nowNanos);
 		long max = this.limit.limit();
 		if (this.size + cost > max) {
-			long oldestToLeave = at((int) (this.size + cost - max - 1));
-			return Decision.rejected(max, max - this.size, newest() + this.period - nowNanos, untilOldestLeaves(nowNanos),
+			long oldestToLeave = at((int) Math.min(this.size - 1, this.size + cost - max - 1));
+			return Decision.rejected(max, Math.max(0, max - this.size), newest() + this.period - nowNanos, untilOldestLeaves(nowNanos),
 					oldestToLeave + this.period - nowNanos);
 		}
 		long timestamp = (this.size > 0) ? Math.max(nowNanos, newest()) : nowNanos;
@@ -61,16 +71,42 @@ public final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
-	public synchronized Decision release(long nowNanos, long cost) {
+	public synchronized @Nullable Decision release(long nowNanos, long cost) {
+		if (this.retired) {
+			return null;
+		}
 		this.size -= (int) Math.min(cost, this.size);
 		return peek(nowNanos);
 	}
 
 	@Override
-	public synchronized Decision peek(long nowNanos) {
+	public synchronized @Nullable Decision peek(long nowNanos) {
+		if (this.retired) {
+			return null;
+		}
 		expire(nowNanos);
 		long reset = (this.size > 0) ? newest() + this.period - nowNanos : 0;
-		return Decision.allowed(this.limit.limit(), this.limit.limit() - this.size, reset, untilOldestLeaves(nowNanos));
+		return Decision.allowed(this.limit.limit(), Math.max(0, this.limit.limit() - this.size), reset,
+				untilOldestLeaves(nowNanos));
+	}
+
+	@Override
+	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
+		if (limit.algorithm() != this.limit.algorithm()) {
+			throw new IllegalArgumentException("cannot move a " + this.limit.algorithm() + " state to " + limit);
+		}
+		if (this.retired) {
+			return null;
+		}
+		this.retired = true;
+		SlidingWindowLog next = new SlidingWindowLog(limit);
+		next.log = new long[Math.max(this.size, next.log.length)];
+		for (int i = 0; i < this.size; i++) {
+			next.log[i] = at(i);
+		}
+		next.size = this.size;
+		next.expire(nowNanos);
+		return next;
 	}
 
 	/** Additional quota comes when the oldest entry in the window ages out; zero for an empty log. */

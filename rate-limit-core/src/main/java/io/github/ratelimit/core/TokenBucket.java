@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One key's token bucket, implemented as GCRA (the generic cell rate algorithm): the whole state is a
  * single timestamp, the theoretical arrival time ({@code tat}) at which the bucket would be full.
@@ -28,13 +30,20 @@ public final class TokenBucket extends GcraState {
 		super(limit);
 	}
 
+	TokenBucket(Limit limit, long tat) {
+		super(limit, tat);
+	}
+
 	@Override
-	public Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+	public @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
 		long interval = this.limit.emissionIntervalNanos();
 		long tolerance = this.limit.toleranceNanos();
 		long increment = cost * interval;
 		while (true) {
 			long tat = (long) TAT.getVolatile(this);
+			if (tat == RETIRED) {
+				return null;
+			}
 			long base = Math.max(tat, nowNanos);
 			long newTat = base + increment;
 			long used = newTat - nowNanos;

@@ -40,6 +40,27 @@ public class ConcurrencyTests {
 	}
 
 	/**
+	 * Clients switching plans as fast as they can on one key (half the attempts on a plan of 1000, half
+	 * on one of 2000 per hour): every switch moves the state, and what was spent is never lost nor
+	 * counted twice, so exactly the larger plan's 2000 are admitted and the key is empty.
+	 */
+	@Test
+	void sixtyFourThreadsSwitchingPlansOnOneKeySpendExactlyOneBudget() throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Acquisition free = new Acquisition("api", Limit.builder().limit(1000).period(Duration.ofHours(1)).build(),
+				"one-key", 1);
+		Acquisition pro = new Acquisition("api", Limit.builder().limit(2000).period(Duration.ofHours(1)).build(),
+				"one-key", 1);
+		AtomicInteger attempt = new AtomicInteger();
+		AtomicInteger allowed = hammer(THREADS, 100,
+				() -> store.tryAcquire((attempt.incrementAndGet() % 2 == 1) ? free : pro).isAllowed());
+		assertThat(allowed.get()).isEqualTo(2000);
+		assertThat(store.tryAcquire(pro).isAllowed()).isFalse();
+		assertThat(store.peek(pro).remaining()).isZero();
+	}
+
+	/**
 	 * The moment an idle key's state expires is the moment its next requests arrive: threads that raced
 	 * with the removal and threads that came after must still spend one budget.
 	 */

@@ -14,6 +14,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
@@ -49,6 +51,11 @@ import io.github.ratelimit.core.RateLimitStore;
  * the number of threads in that race). Once nobody does, the garbage collector clears it and the key
  * starts afresh, as it should. Whether a key is tracked or judged by its overflow budget is decided
  * atomically per key, together with the first decision of an overflowed key.
+ * <p>
+ * <b>A key's limit may change</b> (its plan, or a change at run time): the acquisition carries the limit
+ * in force, and a state of another limit is swapped, atomically for its key, for its successor
+ * ({@link LimiterState#moveTo}), which keeps what was spent. A thread still holding the retired state
+ * is answered {@code null} by it and asks the table again, so no token is spent twice or lost.
  */
 public final class CaffeineRateLimitStore implements RateLimitStore {
 
@@ -114,9 +121,14 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision peek(Acquisition acquisition) {
 		Table table = table(acquisition.limitId());
-		LimiterState state = table.states.policy().getIfPresentQuietly(acquisition.key());
-		return (state != null ? state : table.overflow(acquisition.key(), acquisition.limit()))
-			.peek(this.clock.nanos());
+		while (true) {
+			LimiterState state = table.states.policy().getIfPresentQuietly(acquisition.key());
+			Decision decision = (state != null ? state : table.overflow(acquisition.key(), acquisition.limit()))
+				.peek(this.clock.nanos());
+			if (decision != null) {
+				return decision;
+			}
+		}
 	}
 
 	@Override
@@ -184,10 +196,21 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 */
 	private Decision decide(Acquisition acquisition, boolean mayTrack, Operation op) {
 		Table table = table(acquisition.limitId());
+		while (true) {
+			// null: the state met was retired by a change of the key's limit; its successor decides.
+			Decision decision = decide(table, acquisition, mayTrack, op);
+			if (decision != null) {
+				return decision;
+			}
+		}
+	}
+
+	private @Nullable Decision decide(Table table, Acquisition acquisition, boolean mayTrack, Operation op) {
 		String key = acquisition.key();
 		LimiterState state = table.states.getIfPresent(key);
 		if (state != null) {
-			return op.apply(state, this.clock.nanos(), acquisition);
+			return op.apply(table.current(key, state, acquisition.limit(), this.clock), this.clock.nanos(),
+					acquisition);
 		}
 		if (table.isFull()) {
 			table.expireStates(this.clock.nanos());
@@ -213,19 +236,23 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			byOverflow[0] = op.apply(overflow, now, acquisition);
 			return null;
 		});
-		return (state != null) ? op.apply(state, this.clock.nanos(), acquisition) : byOverflow[0];
+		return (state != null)
+				? op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), acquisition)
+				: byOverflow[0];
 	}
 
 	@FunctionalInterface
 	private interface Operation {
 
-		Decision apply(LimiterState state, long nowNanos, Acquisition acquisition);
+		@Nullable Decision apply(LimiterState state, long nowNanos, Acquisition acquisition);
 
 	}
 
 	private static boolean isFresh(LimiterState state, long now) {
-		// Every algorithm reports a reset of zero exactly when nothing of its budget is spent.
-		return state.peek(now).resetNanos() == 0;
+		// Every algorithm reports a reset of zero exactly when nothing of its budget is spent; a retired
+		// overflow budget is about to be replaced and counts as spent.
+		Decision peek = state.peek(now);
+		return peek != null && peek.resetNanos() == 0;
 	}
 
 	/** The states of one limit. */
@@ -309,7 +336,38 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 				this.overflow.compareAndSet(index, null, limit.newState());
 				budget = this.overflow.get(index);
 			}
+			if (!budget.limit().equals(limit)) {
+				// Only the thread that retires a budget gets its successor; the others meet the retired
+				// budget (whose operations answer null) or the successor.
+				LimiterState next = budget.moveTo(limit, CaffeineRateLimitStore.this.clock.nanos());
+				if (next != null) {
+					this.overflow.set(index, next);
+					budget = next;
+				}
+			}
 			return budget;
+		}
+
+		/**
+		 * Returns the key's state under the limit asked for: the tracked state itself when its limit is
+		 * that one, else its successor (what was spent carried over), swapped in atomically for the key.
+		 * An update, not a new entry, so the key never expires sooner than its old state would have.
+		 */
+		LimiterState current(String key, LimiterState state, Limit limit, RateLimitClock clock) {
+			if (state.limit().equals(limit)) {
+				return state;
+			}
+			LimiterState[] now = new LimiterState[] { state };
+			this.states.asMap().computeIfPresent(key, (k, held) -> {
+				if (held.limit().equals(limit)) {
+					now[0] = held;
+					return held;
+				}
+				LimiterState next = held.moveTo(limit, clock.nanos());
+				now[0] = (next != null) ? next : held;
+				return now[0];
+			});
+			return now[0];
 		}
 
 		/** A hash seeded per store, so that clients cannot choose which keys share a budget. */

@@ -66,6 +66,11 @@ public final class FixedWindow implements LimiterState {
 		}
 		roll(nowNanos);
 		this.count = Math.max(0, this.count - cost);
+		if (this.count == 0) {
+			// Nothing spent: forgotten, as a store forgets a fresh state (the next window is of the period
+			// in force even when this one was carried over from another).
+			this.windowEnd = Long.MIN_VALUE;
+		}
 		return peekLocked(nowNanos);
 	}
 
@@ -91,11 +96,14 @@ public final class FixedWindow implements LimiterState {
 		if (this.retired) {
 			return null;
 		}
-		roll(nowNanos);
 		this.retired = true;
 		FixedWindow next = new FixedWindow(limit);
-		next.windowEnd = this.windowEnd;
-		next.count = this.count;
+		if (nowNanos < this.windowEnd && this.count > 0) {
+			// The current window keeps its end; once it has ended (or when nothing of it is spent, like a
+			// state a store has forgotten), the next one is of the new period.
+			next.windowEnd = this.windowEnd;
+			next.count = this.count;
+		}
 		return next;
 	}
 

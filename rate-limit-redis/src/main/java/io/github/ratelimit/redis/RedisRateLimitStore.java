@@ -41,6 +41,13 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * (a bucket full, a window passed), rounded up to the millisecond plus one: a key that expires would
  * have decided exactly like a missing one.
  * <p>
+ * <b>Limits that change.</b> A key's limit may differ from one request to the next (its plan, or the
+ * policy changed at run time). A bucket's state holds the emission interval it was written with
+ * ({@code "<tat> <interval>"}) and a script meeting another interval moves it as
+ * {@link io.github.ratelimit.core.LimiterState#moveTo} does ({@code tat' = now + (tat - now) * T' / T}):
+ * spent tokens stay spent. A fixed window keeps its end (a new period takes effect from the next window),
+ * a window counter holds its period, a log keeps its entries.
+ * <p>
  * <b>Several limits per request</b> ({@link #tryAcquireAll(List)}): when all keys share a hash slot, or
  * Redis is not a cluster, one script call decides them all atomically; nobody ever sees tokens taken
  * by a request that is then rejected. Otherwise (a cluster, keys in different slots) they are acquired

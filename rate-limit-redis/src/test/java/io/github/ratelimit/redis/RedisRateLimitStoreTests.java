@@ -74,6 +74,32 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void spentTokensStaySpentWhenAKeysLimitChanges() {
+		for (Algorithm algorithm : Algorithm.values()) {
+			Limit two = Limit.builder().algorithm(algorithm).limit(2).period(Duration.ofHours(1)).build();
+			Limit four = Limit.builder().algorithm(algorithm).limit(4).period(Duration.ofHours(1)).build();
+			String id = "change-" + algorithm.id();
+			assertThat(this.store.tryAcquire(new Acquisition(id, two, "k", 1)).isAllowed()).isTrue();
+			assertThat(this.store.tryAcquire(new Acquisition(id, two, "k", 1)).isAllowed()).isTrue();
+			assertThat(this.store.tryAcquire(new Acquisition(id, two, "k", 1)).isAllowed()).isFalse();
+			assertThat(this.store.tryAcquire(new Acquisition(id, four, "k", 1)).isAllowed()).as(algorithm.id()).isTrue();
+			assertThat(this.store.tryAcquire(new Acquisition(id, four, "k", 1)).isAllowed()).as(algorithm.id()).isTrue();
+			assertThat(this.store.tryAcquire(new Acquisition(id, four, "k", 1)).isAllowed())
+				.as("%s: exactly two more", algorithm.id()).isFalse();
+			assertThat(this.store.tryAcquire(new Acquisition(id, two, "k", 1)).isAllowed())
+				.as("%s: back to the smaller limit buys nothing", algorithm.id()).isFalse();
+		}
+	}
+
+	@Test
+	void aBucketRemembersTheIntervalItWasWrittenWith() {
+		Limit two = Limit.builder().limit(2).period(Duration.ofHours(1)).build();
+		this.store.tryAcquire(new Acquisition("api", two, "k", 1));
+		String value = redis.commands().get(this.store.redisKey("api", "k"));
+		assertThat(value).endsWith(" " + (two.emissionIntervalNanos() / 1000));
+	}
+
+	@Test
 	void limitIdsAndKeysNeverShareARedisKey() {
 		assertThat(this.store.redisKey("a:b", "c")).isNotEqualTo(this.store.redisKey("a", "b:c"));
 		assertThat(this.store.redisKey("a", "{b}")).isEqualTo("rate-limit:{a:%7Bb%7D}");

@@ -101,6 +101,39 @@ class ScriptAgreementTests {
 		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll");
 	}
 
+	/**
+	 * A key's limit changes from one request to the next (a client switching plans): the script moves
+	 * the state as {@link LimiterState#moveTo} does. The two limits of an id have the same emission
+	 * interval (buckets) or the same period and another limit (windows) so that both sides compute
+	 * with the same numbers; a fixed window and a log also change period.
+	 */
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void scriptsAgreeWhenAKeysLimitChanges(Algorithm algorithm) {
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			Random random = new Random(7_000L + 31L * sequence + algorithm.ordinal());
+			Limit first = randomLimit(algorithm, random);
+			Limit.Builder other = Limit.builder().algorithm(algorithm);
+			if (algorithm.hasBurst()) {
+				other.limit(first.limit()).period(first.period()).burst(1 + random.nextInt((int) first.limit() * 3));
+			}
+			else if (algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW_LOG) {
+				long limit = 1 + random.nextInt(12);
+				other.limit(limit).period(Duration.ofNanos(limit * (first.period().toNanos() / first.limit())
+						* (1 + random.nextInt(3))));
+			}
+			else {
+				other.limit(1 + random.nextInt(12)).period(first.period());
+			}
+			this.plans = List.of(first, other.build());
+			run(List.of(first, randomLimit(algorithm, random)), random, sequence);
+		}
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "moved");
+	}
+
+	/** When set, the first limit id alternates at random between these limits. */
+	private List<Limit> plans = List.of();
+
 	private void run(List<Limit> limits, Random random, int sequence) {
 		String algorithm = limits.stream().map((limit) -> limit.algorithm().id()).distinct().toList().toString();
 		List<String> keys = List.of("a", "b", "c");
@@ -120,6 +153,9 @@ class ScriptAgreementTests {
 			for (int i = 0; i < count; i++) {
 				int which = (count > 1) ? i % limits.size() : random.nextInt(limits.size());
 				Limit limit = limits.get(which);
+				if (which == 0 && !this.plans.isEmpty()) {
+					limit = this.plans.get(random.nextInt(this.plans.size()));
+				}
 				long cost = 1 + ((random.nextInt(4) == 0) ? random.nextInt((int) limit.burst()) : 0);
 				long maxWait = (random.nextInt(4) == 0) ? random.nextLong(limit.period().toNanos() / 1000 + 1) * 1000 : 0;
 				acquisitions.add(new Acquisition("s" + sequence + "-limit-" + which, limit, keys.get(random.nextInt(keys.size())), cost,
@@ -149,6 +185,10 @@ class ScriptAgreementTests {
 				expected = List.of(java.tryAcquire(acquisitions.get(0)));
 				actual = List.of(this.store.tryAcquire(acquisitions.get(0)));
 			}
+			if (java.moves > 0) {
+				this.outcomes.merge("moved", java.moves, Integer::sum);
+				java.moves = 0;
+			}
 			history.add("t=" + (micros - startMicros) + "us " + what + " -> " + expected);
 			count(op, expected);
 			if (!actual.equals(expected)) {
@@ -165,11 +205,13 @@ class ScriptAgreementTests {
 				if (ttl == -2) {
 					expiries.remove(key);
 				}
-				else if (previous == null || !Arrays.equals(previous.value(), value)) {
+				else if (previous == null || !Arrays.equals(previous.value(), value) || ttl > previous.ttl()) {
+					// Written now, or its TTL extended (a log under a longer period than it was written with):
 					// Written now: Redis would expire the key TTL milliseconds after the script ran (less
 					// the test's hour), which was at most `slack` ago; the test expires it then, in test time.
 					long slack = (System.nanoTime() - callStart) / 1_000_000 + 1;
-					expiries.put(key, new Expiry(acquisition, micros + (ttl - TEST_TTL_OFFSET + slack) * 1000, value));
+					expiries.put(key,
+							new Expiry(acquisition, micros + (ttl - TEST_TTL_OFFSET + slack) * 1000, value, ttl));
 				}
 			}
 		}
@@ -186,8 +228,9 @@ class ScriptAgreementTests {
 				return false;
 			}
 			Acquisition acquisition = expiry.acquisition();
-			Decision state = java.state(acquisition).peek(micros * 1000);
-			Decision fresh = acquisition.limit().newState().peek(micros * 1000);
+			LimiterState held = java.held(acquisition);
+			Decision state = held.peek(micros * 1000);
+			Decision fresh = held.limit().newState().peek(micros * 1000);
 			if (!state.equals(fresh)) {
 				fail("Key " + entry.getKey() + " expired while its state was not fresh: " + state + "\nhistory:\n  "
 						+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
@@ -198,7 +241,7 @@ class ScriptAgreementTests {
 		});
 	}
 
-	private record Expiry(Acquisition acquisition, long atMicros, byte[] value) {
+	private record Expiry(Acquisition acquisition, long atMicros, byte[] value, long ttl) {
 	}
 
 	private void count(int op, List<Decision> decisions) {
@@ -277,9 +320,23 @@ class ScriptAgreementTests {
 			this.states.remove(limitId + "\n" + key);
 		}
 
-		LimiterState state(Acquisition acquisition) {
+		int moves;
+
+		/** The state as it is, without moving it to the acquisition's limit. */
+		LimiterState held(Acquisition acquisition) {
 			return this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
 					(k) -> acquisition.limit().newState());
+		}
+
+		LimiterState state(Acquisition acquisition) {
+			LimiterState state = this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
+					(k) -> acquisition.limit().newState());
+			if (!state.limit().equals(acquisition.limit())) {
+				state = state.moveTo(acquisition.limit(), this.nowNanos);
+				this.states.put(acquisition.limitId() + "\n" + acquisition.key(), state);
+				this.moves++;
+			}
+			return state;
 		}
 	}
 }

@@ -77,14 +77,48 @@ local function gcra_next(used, tolerance, interval)
   return (available + 1) * interval - credit
 end
 
+-- The buckets' state: "<tat> <interval>", the theoretical arrival time and the emission interval it
+-- was written with (microseconds). Written with another interval (the key's plan changed, or the
+-- policy at run time), it is moved as GcraState#moveTo does: tat' = now + (tat - now) * T' / T
+-- (rounded up), so what was spent stays spent; the moved state is written back at once, with the TTL
+-- of its new interval. A bare "<tat>" (written before intervals were kept) is of the interval asked.
+local function gcra_write(key, now, p, tat)
+  redis.call('SET', key, int(tat) .. ' ' .. int(p.interval), 'PX', ttl_ms(tat - now))
+end
+
+local function gcra_read(key, now, p)
+  local state = redis.call('GET', key)
+  if not state then
+    return now
+  end
+  local tat, interval = string.match(state, '^(%-?%d+) (%d+)$')
+  if not tat then
+    return tonumber(state) or now
+  end
+  tat = tonumber(tat)
+  interval = tonumber(interval)
+  if interval ~= p.interval then
+    if tat <= now then
+      redis.call('DEL', key)
+      return now
+    end
+    local used = tat - now
+    local q = floordiv(used, interval)
+    local r = used - q * interval
+    tat = now + q * p.interval + math.ceil(r * p.interval / interval)
+    gcra_write(key, now, p, tat)
+  end
+  return tat
+end
+
 -- The buckets' shared release (GcraState): tat moves back by cost * T, never before now.
 local function gcra_release(key, now, p, cost)
   local interval = p.interval
-  local tat = tonumber(redis.call('GET', key)) or now
+  local tat = gcra_read(key, now, p)
   local new_tat = math.max(tat - cost * interval, now)
   if new_tat < tat then
     if new_tat > now then
-      redis.call('SET', key, int(new_tat), 'PX', ttl_ms(new_tat - now))
+      gcra_write(key, now, p, new_tat)
     else
       redis.call('DEL', key)
     end

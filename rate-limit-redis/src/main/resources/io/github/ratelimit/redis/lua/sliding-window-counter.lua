@@ -3,23 +3,6 @@
 -- previous * overlap + (current + cost) * period <= limit * period. Exact integer arithmetic: the
 -- products stay below limit * period in microseconds (< 2^61 / 1000 < 2^53); the quotients Java takes
 -- in nanoseconds are computed exactly by floordiv_ns. The key expires when the state is fresh again.
-local function counter_read(key, now, period)
-  local start = floordiv(now, period) * period
-  local state = redis.call('GET', key)
-  local current, previous = 0, 0
-  if state then
-    local saved_start, saved_current, saved_previous = string.match(state, '^(%-?%d+) (%d+) (%d+)$')
-    saved_start = tonumber(saved_start)
-    if start <= saved_start then
-      return saved_start, tonumber(saved_current), tonumber(saved_previous)
-    end
-    if start == saved_start + period then
-      previous = tonumber(saved_current)
-    end
-  end
-  return start, current, previous
-end
-
 local function counter_write(key, now, period, start, current, previous)
   local left = 0
   if current > 0 then
@@ -28,10 +11,51 @@ local function counter_write(key, now, period, start, current, previous)
     left = start + period - now
   end
   if left > 0 then
-    redis.call('SET', key, int(start) .. ' ' .. int(current) .. ' ' .. int(previous), 'PX', ttl_ms(left))
+    redis.call('SET', key, int(start) .. ' ' .. int(current) .. ' ' .. int(previous) .. ' ' .. int(period),
+      'PX', ttl_ms(left))
   else
     redis.call('DEL', key)
   end
+end
+
+local function counter_roll(now, period, saved_start, saved_current, saved_previous)
+  local start = floordiv(now, period) * period
+  if start <= saved_start then
+    return saved_start, saved_current, saved_previous
+  end
+  if start == saved_start + period then
+    return start, 0, saved_current
+  end
+  return start, 0, 0
+end
+
+-- The state also holds the period it was written with. Of another period (the policy changed), it is
+-- moved as SlidingWindowCounter#moveTo does: the estimate now, rounded up, becomes the count of the
+-- new period's current window (written back at once); a state without a period is of the period asked.
+local function counter_read(key, now, period)
+  local state = redis.call('GET', key)
+  if state then
+    local saved_start, saved_current, saved_previous, saved_period =
+      string.match(state, '^(%-?%d+) (%d+) (%d+) ?(%d*)$')
+    if saved_start then
+      saved_period = tonumber(saved_period) or period
+      local start, current, previous = counter_roll(now, saved_period, tonumber(saved_start),
+        tonumber(saved_current), tonumber(saved_previous))
+      if saved_period == period then
+        return start, current, previous
+      end
+      if current == 0 and previous == 0 then
+        redis.call('DEL', key)
+      else
+        local overlap = saved_period - math.max(0, now - start)
+        local weighted = -floordiv(-(previous * overlap), saved_period)
+        start, current, previous = floordiv(now, period) * period, weighted + current, 0
+        counter_write(key, now, period, start, current, previous)
+        return start, current, previous
+      end
+    end
+  end
+  return floordiv(now, period) * period, 0, 0
 end
 
 -- The time until the estimate leaves room for `room` tokens, which it does not now, as

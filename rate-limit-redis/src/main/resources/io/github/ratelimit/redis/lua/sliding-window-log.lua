@@ -46,7 +46,10 @@ ALGORITHMS['sliding-window-log'] = {
       local oldest_to_leave = tonumber(redis.call('LINDEX', key, size + cost - max - 1))
       local newest = tonumber(redis.call('LINDEX', key, -1))
       local oldest = tonumber(redis.call('LINDEX', key, 0))
-      return decision(false, max - size, newest + period - now, oldest_to_leave + period - now, 0, 0,
+      -- The key lives as long as its newest entry counts under the period in force (which may have
+      -- changed since it was written).
+      redis.call('PEXPIRE', key, ttl_ms(newest + period - now))
+      return decision(false, math.max(0, max - size), newest + period - now, oldest_to_leave + period - now, 0, 0,
         oldest + period - now)
     end
     local timestamp = now
@@ -83,6 +86,6 @@ ALGORITHMS['sliding-window-log'] = {
       reset = log_expire_at_newest(key, now, p.period, size)
       next = tonumber(redis.call('LINDEX', key, 0)) + p.period - now
     end
-    return decision(true, p.limit - size, reset, 0, 0, 0, next)
+    return decision(true, math.max(0, p.limit - size), reset, 0, 0, 0, next)
   end
 }

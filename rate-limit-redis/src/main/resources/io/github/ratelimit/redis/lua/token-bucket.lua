@@ -1,12 +1,12 @@
 -- Token bucket as GCRA, mirroring io.github.ratelimit.core.TokenBucket: the whole state is the
--- theoretical arrival time (tat, epoch microseconds) at which the bucket is full again, stored as a
--- string. A missing key is a full bucket; the key expires when its tat passes.
+-- theoretical arrival time (tat, epoch microseconds) at which the bucket is full again, stored with
+-- the emission interval (gcra_read). A missing key is a full bucket; the key expires when its tat passes.
 ALGORITHMS['token-bucket'] = {
 
   acquire = function(key, now, p, cost, max_wait)
     local interval = p.interval
     local tolerance = interval * p.burst
-    local tat = tonumber(redis.call('GET', key)) or now
+    local tat = gcra_read(key, now, p)
     local base = math.max(tat, now)
     local new_tat = base + cost * interval
     local used = new_tat - now
@@ -16,7 +16,7 @@ ALGORITHMS['token-bucket'] = {
       return decision(false, math.max(0, available), base - now, wait, 0, 0,
         math.min(gcra_next(base - now, tolerance, interval), wait))
     end
-    redis.call('SET', key, int(new_tat), 'PX', ttl_ms(used))
+    gcra_write(key, now, p, new_tat)
     if wait <= 0 then
       return decision(true, jdiv(tolerance - used, interval), used, 0, 0, 0, gcra_next(used, tolerance, interval))
     end

@@ -17,6 +17,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.benchmarks.report.Chart;
+import io.github.ratelimit.benchmarks.report.Report;
+
 /**
  * Runs every benchmark section, then writes {@code benchmarks/results/results.json} and
  * {@code results.md}, prints the tables (each figure next to the peers', with the ratios ours/peer)

@@ -5,6 +5,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.RedisServer;
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+
 /**
  * Redis decision throughput (issue 6, item 2): ours ({@code RedisRateLimitStore} on Lettuce) against
  * Bucket4j's Lettuce compare-and-swap proxy manager and a raw Lettuce {@code EVALSHA} loop of a

@@ -21,21 +21,25 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.RedisServer;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+
 /**
  * Redis' {@code MEMORY USAGE} of one key per algorithm of ours (100 requests per minute, an IPv4
  * client key, the default prefix) after one request, and of Bucket4j's Lettuce state for the same token
  * bucket under the same key name, on a {@code redis-server} of its own.
  */
-final class RedisMemory {
+public final class RedisMemory {
 
-	static final String FIGURE_PREFIX = "Redis, ";
+	public static final String FIGURE_PREFIX = "Redis, ";
 
 	static final String CLIENT = "ip:203.0.113.195";
 
 	private RedisMemory() {
 	}
 
-	static String figure(String algorithm) {
+	public static String figure(String algorithm) {
 		return FIGURE_PREFIX + algorithm;
 	}
 
@@ -44,7 +48,7 @@ final class RedisMemory {
 	 * @param section where the figures go
 	 * @throws Exception when Redis cannot be started or asked
 	 */
-	static void measure(SectionResult section) throws Exception {
+	public static void measure(SectionResult section) throws Exception {
 		try (RedisServer redis = RedisServer.start()) {
 			RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
 			LettuceConnectionFactory factory = new LettuceConnectionFactory(

@@ -18,6 +18,23 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.JdkLoadGenerator;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.LoadGenerator;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.RedisServer;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.benchmarks.harness.WrkLoadGenerator;
+import io.github.ratelimit.benchmarks.peers.Bucket4jLimiter;
+import io.github.ratelimit.benchmarks.peers.FloorLimiter;
+import io.github.ratelimit.benchmarks.peers.OursLimiter;
+import io.github.ratelimit.benchmarks.peers.Policy;
+import io.github.ratelimit.benchmarks.report.Chart;
+import io.github.ratelimit.benchmarks.report.Report;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.report;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,10 +6,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.CpuMeter;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+
 /**
  * Writes a run's figures as tables (console and Markdown) and as JSON.
  */
-final class Report {
+public final class Report {
 
 	private Report() {
 	}
@@ -21,7 +28,7 @@ final class Report {
 	 * @param markdown Markdown tables, or else aligned plain text
 	 * @return the tables
 	 */
-	static String tables(List<SectionOutcome> outcomes, boolean markdown) {
+	public static String tables(List<SectionOutcome> outcomes, boolean markdown) {
 		StringBuilder out = new StringBuilder();
 		for (SectionOutcome outcome : outcomes) {
 			out.append(markdown ? "#### " : "== ").append(outcome.section().title()).append(markdown ? "\n\n" : " ==\n");
@@ -48,7 +55,7 @@ final class Report {
 	}
 
 	/** Sums up how much CPU other processes took while the section measured, when known. */
-	static String interference(SectionResult result) {
+	public static String interference(SectionResult result) {
 		List<Measurement> known = result.measurements().stream().filter((m) -> !Double.isNaN(m.foreignCpu())).toList();
 		if (known.isEmpty()) {
 			return null;
@@ -60,7 +67,7 @@ final class Report {
 				+ ", " + worst.implementation() + ").";
 	}
 
-	static List<List<String>> grid(SectionResult result) {
+	public static List<List<String>> grid(SectionResult result) {
 		List<String> implementations = result.implementations();
 		Map<String, Comparison.Target> ratioColumns = new LinkedHashMap<>();
 		for (Comparison comparison : result.comparisons()) {
@@ -155,7 +162,7 @@ final class Report {
 	 * @param outcomes the sections' outcomes
 	 * @return a JSON document
 	 */
-	static String json(Map<String, String> environment, List<SectionOutcome> outcomes) {
+	public static String json(Map<String, String> environment, List<SectionOutcome> outcomes) {
 		StringBuilder out = new StringBuilder("{\n  \"environment\": {");
 		List<String> entries = new ArrayList<>();
 		environment.forEach((key, value) -> entries.add("\n    " + string(key) + ": " + string(value)));
@@ -212,7 +219,7 @@ final class Report {
 		return String.format(Locale.ROOT, "%.4f", value);
 	}
 
-	static String string(String value) {
+	public static String string(String value) {
 		StringBuilder out = new StringBuilder("\"");
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);

@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.io.File;
 import java.io.IOException;
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * (and its directory deleted) on {@link #close()}. Found on the {@code PATH} (or at
  * {@code /usr/bin/redis-server}).
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
 	private final int port;
 
@@ -39,7 +39,7 @@ final class RedisServer implements AutoCloseable {
 	 * Finds {@code redis-server}.
 	 * @return its path, when installed
 	 */
-	static Optional<Path> binary() {
+	public static Optional<Path> binary() {
 		String path = System.getenv("PATH");
 		Optional<Path> found = (path == null) ? Optional.empty()
 				: Arrays.stream(path.split(File.pathSeparator))
@@ -54,7 +54,7 @@ final class RedisServer implements AutoCloseable {
 	 * @return the running server
 	 * @throws IOException when it cannot start
 	 */
-	static RedisServer start() throws IOException {
+	public static RedisServer start() throws IOException {
 		Path binary = binary().orElseThrow(() -> new IllegalStateException("redis-server is not installed"));
 		int port = freePort();
 		Path dir = Files.createTempDirectory("bench-redis-" + port + "-");
@@ -84,7 +84,7 @@ final class RedisServer implements AutoCloseable {
 		return server;
 	}
 
-	int port() {
+	public int port() {
 		return this.port;
 	}
 
@@ -92,7 +92,7 @@ final class RedisServer implements AutoCloseable {
 	 * Returns the server's version.
 	 * @return e.g. {@code 7.0.15}, or {@code unknown}
 	 */
-	static String version() {
+	public static String version() {
 		try {
 			Process process = new ProcessBuilder(binary().orElseThrow().toString(), "--version").redirectErrorStream(true)
 				.start();

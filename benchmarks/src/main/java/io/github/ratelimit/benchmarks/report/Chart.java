@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.report;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -19,12 +19,20 @@ import javax.imageio.ImageIO;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.benchmarks.HttpOverheadSection;
+import io.github.ratelimit.benchmarks.MemorySection;
+import io.github.ratelimit.benchmarks.RedisMemory;
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+
 /**
  * Draws a run's figures as one PNG with plain Java2D: local decisions as grouped bars, the two
  * scaling sweeps as lines, HTTP throughput and memory per key as bars. Sections that were not measured
  * leave their panel saying so.
  */
-final class Chart {
+public final class Chart {
 
 	private static final int WIDTH = 1500;
 
@@ -47,7 +55,7 @@ final class Chart {
 	 * @param file where the PNG goes
 	 * @throws IOException when it cannot be written
 	 */
-	static void render(List<SectionOutcome> outcomes, String subtitle, Path file) throws IOException {
+	public static void render(List<SectionOutcome> outcomes, String subtitle, Path file) throws IOException {
 		BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
 		Graphics2D g = image.createGraphics();
 		try {
@@ -294,7 +302,7 @@ final class Chart {
 		return top;
 	}
 
-	static double niceStep(double raw) {
+	public static double niceStep(double raw) {
 		double power = Math.pow(10, Math.floor(Math.log10(raw)));
 		double fraction = raw / power;
 		double nice = (fraction <= 1) ? 1 : (fraction <= 2) ? 2 : (fraction <= 2.5) ? 2.5 : (fraction <= 5) ? 5 : 10;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -14,14 +14,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.benchmarks.MemorySection;
+
 /**
  * The sample app's executable jar running in its own JVM on a free loopback port. Closing it stops the
  * process.
  */
-final class SampleApp implements AutoCloseable {
+public final class SampleApp implements AutoCloseable {
 
 	/** The sample app's heap: fixed, the same on both sides. */
-	static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx512m");
+	public static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx512m");
 
 	private final String name;
 
@@ -47,7 +49,7 @@ final class SampleApp implements AutoCloseable {
 	 * @return the running app (not yet ready)
 	 * @throws IOException when the process cannot start
 	 */
-	static SampleApp start(Path jar, String name, Path logDirectory, List<String> arguments) throws IOException {
+	public static SampleApp start(Path jar, String name, Path logDirectory, List<String> arguments) throws IOException {
 		int port = freePort();
 		List<String> command = new ArrayList<>();
 		command.add(MemorySection.javaExecutable());
@@ -71,7 +73,7 @@ final class SampleApp implements AutoCloseable {
 	 * @param path e.g. {@code /api/hello}
 	 * @return the loopback URI
 	 */
-	URI uri(String path) {
+	public URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + this.port + path);
 	}
 
@@ -80,7 +82,7 @@ final class SampleApp implements AutoCloseable {
 	 * @param timeout how long to wait at most
 	 * @throws Exception when the app stops or does not answer in time (with its log)
 	 */
-	void awaitReady(Duration timeout) throws Exception {
+	public void awaitReady(Duration timeout) throws Exception {
 		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (System.nanoTime() < deadline) {
@@ -109,7 +111,7 @@ final class SampleApp implements AutoCloseable {
 	 * @return the response
 	 * @throws Exception when it fails
 	 */
-	HttpResponse<String> get(String path) throws Exception {
+	public HttpResponse<String> get(String path) throws Exception {
 		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 		return client.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
 	}

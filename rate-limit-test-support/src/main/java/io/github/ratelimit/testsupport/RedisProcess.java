@@ -1,4 +1,4 @@
-package io.github.ratelimit.redis;
+package io.github.ratelimit.testsupport;
 
 import java.io.File;
 import java.io.IOException;
@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * when there is one, else the binary shipped in the {@code embedded-redis} test dependency. Can be
  * killed with SIGKILL and started again on the same port.
  */
-final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable {
 
 	/** {@code -Dredis.embedded=true} ignores the PATH: the embedded binary, no redis-cli. */
 	private static final boolean EMBEDDED_ONLY = Boolean.getBoolean("redis.embedded");
@@ -55,20 +55,20 @@ final class RedisProcess implements AutoCloseable {
 	 * @param extraArgs more {@code --name value} arguments, e.g. for cluster mode
 	 * @return the running server
 	 */
-	static RedisProcess launch(String... extraArgs) {
+	public static RedisProcess launch(String... extraArgs) {
 		RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
 		redis.start();
 		return redis;
 	}
 
-	int port() {
+	public int port() {
 		return this.port;
 	}
 
 	/**
 	 * Starts (again) on this server's port.
 	 */
-	synchronized void start() {
+	public synchronized void start() {
 		List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(this.port),
 				"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.dir.toString(),
 				"--daemonize", "no", "--loglevel", "warning"));
@@ -97,14 +97,14 @@ final class RedisProcess implements AutoCloseable {
 	 * Says whether the process runs (it may still be paused or busy).
 	 * @return {@code true} unless killed
 	 */
-	synchronized boolean isRunning() {
+	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();
 	}
 
 	/**
 	 * Kills the server with SIGKILL: no shutdown, sockets dropped.
 	 */
-	synchronized void kill() {
+	public synchronized void kill() {
 		if (this.process != null) {
 			this.process.destroyForcibly();
 			try {
@@ -128,7 +128,7 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	String log() {
+	public String log() {
 		try {
 			return Files.readString(this.dir.resolve("redis.log"));
 		}
@@ -142,7 +142,7 @@ final class RedisProcess implements AutoCloseable {
 	 * @param name e.g. {@code redis-cli}
 	 * @return its path, when there
 	 */
-	static Optional<Path> onPath(String name) {
+	public static Optional<Path> onPath(String name) {
 		String path = System.getenv("PATH");
 		if (path == null || EMBEDDED_ONLY) {
 			return Optional.empty();
@@ -153,7 +153,7 @@ final class RedisProcess implements AutoCloseable {
 			.findFirst();
 	}
 
-	static synchronized Path binary() {
+	public static synchronized Path binary() {
 		if (binary == null) {
 			binary = onPath("redis-server").orElseGet(RedisProcess::embeddedBinary);
 		}
@@ -180,7 +180,7 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	static int freePort() {
+	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
@@ -189,7 +189,7 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	static boolean ping(int port) {
+	public static boolean ping(int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
 			socket.setSoTimeout(500);
@@ -205,7 +205,7 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	static void sleep(long millis) {
+	public static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}

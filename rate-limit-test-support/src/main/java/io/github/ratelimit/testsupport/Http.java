@@ -1,4 +1,4 @@
-package io.github.ratelimit.it;
+package io.github.ratelimit.testsupport;
 
 import java.io.IOException;
 import java.net.URI;
@@ -10,29 +10,29 @@ import java.time.Duration;
 /**
  * A small HTTP client for tests against the running server.
  */
-final class Http {
+public final class Http {
 
 	private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
 	private final int port;
 
-	Http(int port) {
+	public Http(int port) {
 		this.port = port;
 	}
 
-	HttpResponse<String> get(String path, String... headers) {
+	public HttpResponse<String> get(String path, String... headers) {
 		return send(builder(path, headers).GET().build());
 	}
 
-	HttpResponse<String> head(String path, String... headers) {
+	public HttpResponse<String> head(String path, String... headers) {
 		return send(builder(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
-	HttpResponse<String> delete(String path, String... headers) {
+	public HttpResponse<String> delete(String path, String... headers) {
 		return send(builder(path, headers).DELETE().build());
 	}
 
-	HttpResponse<String> post(String path, String form, String... headers) {
+	public HttpResponse<String> post(String path, String form, String... headers) {
 		return send(builder(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))
 			.build());

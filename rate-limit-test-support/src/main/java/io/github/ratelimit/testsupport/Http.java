@@ -8,7 +8,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * A small HTTP client for tests against the running server.
+ * A small HTTP client for tests against a running server, on {@code localhost}; failures to connect are
+ * {@link IllegalStateException}s.
  */
 public final class Http {
 

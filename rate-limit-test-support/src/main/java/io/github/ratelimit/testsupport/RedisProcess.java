@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real Redis server process for tests, on a free loopback port: {@code redis-server} from the PATH
- * when there is one, else the binary shipped in the {@code embedded-redis} test dependency. Can be
+ * when there is one, else the binary shipped in the {@code embedded-redis} dependency. Can be
  * killed with SIGKILL and started again on the same port.
  */
 public final class RedisProcess implements AutoCloseable {

@@ -14,10 +14,10 @@ import java.util.regex.Pattern;
 
 import io.github.ratelimit.benchmarks.harness.Comparison;
 import io.github.ratelimit.benchmarks.harness.Measurement;
-import io.github.ratelimit.benchmarks.harness.RedisServer;
 import io.github.ratelimit.benchmarks.harness.Section;
 import io.github.ratelimit.benchmarks.harness.SectionResult;
 import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.testsupport.RedisProcess;
 
 /**
  * Retained heap per tracked key at 1,000,000 keys: ours against Bucket4j (a local bucket per key in
@@ -80,7 +80,7 @@ public final class MemorySection implements Section {
 		section.compare(figure, "ours", "Bucket4j", null);
 		section.compare(figure, "ours", "floor", null);
 		section.note(String.format(java.util.Locale.ROOT, "Of each figure, %.0f B is the key string itself.", keyString));
-		if (RedisServer.binary().isPresent()) {
+		if (RedisProcess.onPath("redis-server").isPresent()) {
 			RedisMemory.measure(section);
 		}
 		else {

@@ -22,8 +22,8 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 import io.github.ratelimit.benchmarks.harness.Measurement;
-import io.github.ratelimit.benchmarks.harness.RedisServer;
 import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.testsupport.RedisProcess;
 
 /**
  * Redis' {@code MEMORY USAGE} of one key per algorithm of ours (100 requests per minute, an IPv4
@@ -49,7 +49,7 @@ public final class RedisMemory {
 	 * @throws Exception when Redis cannot be started or asked
 	 */
 	public static void measure(SectionResult section) throws Exception {
-		try (RedisServer redis = RedisServer.start()) {
+		try (RedisProcess redis = RedisProcess.launch()) {
 			RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
 			LettuceConnectionFactory factory = new LettuceConnectionFactory(
 					new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
@@ -94,7 +94,7 @@ public final class RedisMemory {
 				section.note(String.format(Locale.ROOT, "Redis MEMORY USAGE (redis-server %s): one key after one request, "
 						+ "limit 100 per minute, key %s (%d chars; Bucket4j's state stored under the same name); "
 						+ "the sliding window log grows with the requests in its window: %d B after 100.",
-						RedisServer.version(), tokenBucketKey, tokenBucketKey.length(), logAfterAll));
+						RedisProcess.version(), tokenBucketKey, tokenBucketKey.length(), logAfterAll));
 			}
 			finally {
 				factory.destroy();

@@ -23,7 +23,6 @@ import io.github.ratelimit.benchmarks.harness.JdkLoadGenerator;
 import io.github.ratelimit.benchmarks.harness.Jmh;
 import io.github.ratelimit.benchmarks.harness.LoadGenerator;
 import io.github.ratelimit.benchmarks.harness.Measurement;
-import io.github.ratelimit.benchmarks.harness.RedisServer;
 import io.github.ratelimit.benchmarks.harness.SectionOutcome;
 import io.github.ratelimit.benchmarks.harness.SectionResult;
 import io.github.ratelimit.benchmarks.harness.Settings;
@@ -34,6 +33,7 @@ import io.github.ratelimit.benchmarks.peers.OursLimiter;
 import io.github.ratelimit.benchmarks.peers.Policy;
 import io.github.ratelimit.benchmarks.report.Chart;
 import io.github.ratelimit.benchmarks.report.Report;
+import io.github.ratelimit.testsupport.RedisProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,8 +105,8 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void everyRedisBenchmarkMethodRunsInProcess() throws Exception {
-		org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.binary().isPresent(), "redis-server is not installed");
-		try (RedisServer redis = RedisServer.start()) {
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisProcess.onPath("redis-server").isPresent(), "redis-server is not installed");
+		try (RedisProcess redis = RedisProcess.launch()) {
 			for (String method : RedisDecisionSection.METHODS) {
 				RedisDecisionBenchmark benchmark = new RedisDecisionBenchmark();
 				benchmark.keys = 100;
@@ -131,7 +131,7 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void redisMemoryIsMeasuredPerAlgorithm() throws Exception {
-		org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.binary().isPresent(), "redis-server is not installed");
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisProcess.onPath("redis-server").isPresent(), "redis-server is not installed");
 		SectionResult section = new SectionResult();
 		RedisMemory.measure(section);
 		assertThat(section.figures()).hasSize(io.github.ratelimit.core.Algorithm.values().length);

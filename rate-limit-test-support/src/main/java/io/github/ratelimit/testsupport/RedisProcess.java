@@ -160,6 +160,27 @@ public final class RedisProcess implements AutoCloseable {
 		return binary;
 	}
 
+	/**
+	 * Returns the version of the server {@link #binary()} runs.
+	 * @return e.g. {@code 7.0.15}, or {@code unknown}
+	 */
+	public static String version() {
+		try {
+			Process process = new ProcessBuilder(binary().toString(), "--version").redirectErrorStream(true).start();
+			String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			process.waitFor(5, TimeUnit.SECONDS);
+			int v = out.indexOf("v=");
+			return (v >= 0) ? out.substring(v + 2).split("\\s")[0] : "unknown";
+		}
+		catch (IOException | RuntimeException ex) {
+			return "unknown";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "unknown";
+		}
+	}
+
 	private static Path embeddedBinary() {
 		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
 		String resource = (arch.contains("aarch64") || arch.contains("arm64")) ? "/redis-server-6.2.7-linux-arm64"

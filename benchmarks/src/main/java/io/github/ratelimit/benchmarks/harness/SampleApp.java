@@ -3,8 +3,6 @@ package io.github.ratelimit.benchmarks.harness;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.ratelimit.benchmarks.MemorySection;
+import io.github.ratelimit.testsupport.Http;
 
 /**
  * The sample app's executable jar running in its own JVM on a free loopback port. Closing it stops the
@@ -83,20 +82,17 @@ public final class SampleApp implements AutoCloseable {
 	 * @throws Exception when the app stops or does not answer in time (with its log)
 	 */
 	public void awaitReady(Duration timeout) throws Exception {
-		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("The sample app (" + this.name + ") stopped:\n" + logTail());
 			}
 			try {
-				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(uri("/api/ping")).build(),
-						HttpResponse.BodyHandlers.discarding());
-				if (response.statusCode() == 200) {
+				if (get("/api/ping").statusCode() == 200) {
 					return;
 				}
 			}
-			catch (IOException ex) {
+			catch (IllegalStateException ex) {
 				// Not listening yet.
 			}
 			Thread.sleep(200);
@@ -109,11 +105,10 @@ public final class SampleApp implements AutoCloseable {
 	 * Sends one GET.
 	 * @param path e.g. {@code /api/hello}
 	 * @return the response
-	 * @throws Exception when it fails
+	 * @throws IllegalStateException when it cannot connect
 	 */
-	public HttpResponse<String> get(String path) throws Exception {
-		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-		return client.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+	public HttpResponse<String> get(String path) {
+		return new Http(this.port).get(path);
 	}
 
 	private String logTail() throws IOException {

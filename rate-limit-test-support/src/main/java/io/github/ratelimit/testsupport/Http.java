@@ -17,22 +17,51 @@ public final class Http {
 
 	private final int port;
 
+	/**
+	 * Creates a client of {@code http://localhost:port}.
+	 * @param port the server's port
+	 */
 	public Http(int port) {
 		this.port = port;
 	}
 
+	/**
+	 * Sends a GET.
+	 * @param path e.g. {@code /api/hello?x=1}
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
 	public HttpResponse<String> get(String path, String... headers) {
 		return send(builder(path, headers).GET().build());
 	}
 
+	/**
+	 * Sends a HEAD.
+	 * @param path the path
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
 	public HttpResponse<String> head(String path, String... headers) {
 		return send(builder(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
+	/**
+	 * Sends a DELETE.
+	 * @param path the path
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
 	public HttpResponse<String> delete(String path, String... headers) {
 		return send(builder(path, headers).DELETE().build());
 	}
 
+	/**
+	 * Sends a form POST.
+	 * @param path the path
+	 * @param form the body, {@code application/x-www-form-urlencoded}
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
 	public HttpResponse<String> post(String path, String form, String... headers) {
 		return send(builder(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))

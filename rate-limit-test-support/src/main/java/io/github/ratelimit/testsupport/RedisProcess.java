@@ -61,6 +61,10 @@ public final class RedisProcess implements AutoCloseable {
 		return redis;
 	}
 
+	/**
+	 * Returns the server's loopback port.
+	 * @return the port
+	 */
 	public int port() {
 		return this.port;
 	}
@@ -128,6 +132,10 @@ public final class RedisProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Returns what the server logged.
+	 * @return its log, or {@code (no log)}
+	 */
 	public String log() {
 		try {
 			return Files.readString(this.dir.resolve("redis.log"));
@@ -153,6 +161,11 @@ public final class RedisProcess implements AutoCloseable {
 			.findFirst();
 	}
 
+	/**
+	 * Finds the {@code redis-server} to run: the PATH's, else embedded-redis's when on the class path.
+	 * @return its path
+	 * @throws IllegalStateException when there is neither
+	 */
 	public static synchronized Path binary() {
 		if (binary == null) {
 			binary = onPath("redis-server").orElseGet(RedisProcess::embeddedBinary);
@@ -201,6 +214,10 @@ public final class RedisProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Finds a free loopback port.
+	 * @return the port
+	 */
 	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
@@ -210,6 +227,11 @@ public final class RedisProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Says whether a Redis server answers {@code PING} on a loopback port.
+	 * @param port the port
+	 * @return {@code true} on {@code +PONG}
+	 */
 	public static boolean ping(int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -226,6 +248,10 @@ public final class RedisProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Sleeps, for the waits on a real process that tests cannot avoid.
+	 * @param millis how long
+	 */
 	public static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);

@@ -28,16 +28,6 @@ public final class SectionResult {
 	}
 
 	/**
-	 * Adds a comparison as it was recorded, e.g. in a results file read back.
-	 * @param comparison the comparison
-	 * @return this result
-	 */
-	public SectionResult add(Comparison comparison) {
-		this.comparisons.add(comparison);
-		return this;
-	}
-
-	/**
 	 * Adds a note, shown under the section's table.
 	 * @param note one sentence
 	 * @return this result

@@ -23,15 +23,17 @@ import java.util.Objects;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.StandardChartTheme;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.block.BlockBorder;
 import org.jfree.chart.labels.ItemLabelAnchor;
 import org.jfree.chart.labels.ItemLabelPosition;
 import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.renderer.category.AbstractCategoryItemRenderer;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.LineAndShapeRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
@@ -39,9 +41,9 @@ import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.HorizontalAlignment;
 import org.jfree.chart.ui.RectangleAnchor;
 import org.jfree.chart.ui.RectangleEdge;
-import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.general.DatasetUtils;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.benchmarks.HttpOverheadSection;
@@ -76,7 +78,7 @@ public final class Chart {
 
 	private static final Color MISSED = new Color(0xd62728);
 
-	private static final Color GRID = new Color(0xdddddd);
+	private static final StandardChartTheme THEME = theme();
 
 	private Chart() {
 	}
@@ -89,8 +91,8 @@ public final class Chart {
 	 * @throws IOException when it cannot be written
 	 */
 	public static void render(List<SectionOutcome> outcomes, String subtitle, Path file) throws IOException {
-		List<Panel> panels = panels(outcomes);
-		int rows = layout(panels);
+		List<Panel> panels = layout(panels(outcomes));
+		int rows = (int) Math.ceil(panels.stream().mapToDouble(Panel::width).sum() / 2);
 		int height = HEADER + Math.max(rows, 1) * PANEL_HEIGHT + MARGIN;
 		BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
 		Graphics2D g = image.createGraphics();
@@ -108,10 +110,17 @@ public final class Chart {
 			if (panels.isEmpty()) {
 				g.drawString("No section measured in this run.", MARGIN, HEADER + 40);
 			}
-			double column = (WIDTH - 2.0 * MARGIN) / 2;
+			double columnWidth = (WIDTH - 2.0 * MARGIN) / 2;
+			int row = 0;
+			double column = 0;
 			for (Panel panel : panels) {
-				panel.chart().draw(g, new Rectangle2D.Double(MARGIN + panel.column() * column,
-						HEADER + panel.row() * PANEL_HEIGHT, panel.width() * column - 10, PANEL_HEIGHT - 20));
+				if (column + panel.width() > 2) {
+					row++;
+					column = 0;
+				}
+				panel.chart().draw(g, new Rectangle2D.Double(MARGIN + column * columnWidth, HEADER + row * PANEL_HEIGHT,
+						panel.width() * columnWidth - 10, PANEL_HEIGHT - 20));
+				column += panel.width();
 			}
 		}
 		finally {
@@ -126,37 +135,8 @@ public final class Chart {
 		}
 	}
 
-	/** One chart and where it goes, in columns (0, 0.5 or 1) and rows; half panels share a column. */
-	private static final class Panel {
-
-		private final JFreeChart chart;
-
-		private double width;
-
-		private double column;
-
-		private int row;
-
-		Panel(JFreeChart chart, boolean half) {
-			this.chart = chart;
-			this.width = half ? 0.5 : 1;
-		}
-
-		JFreeChart chart() {
-			return this.chart;
-		}
-
-		double width() {
-			return this.width;
-		}
-
-		double column() {
-			return this.column;
-		}
-
-		int row() {
-			return this.row;
-		}
+	/** One chart, half a column wide or a whole one. */
+	private record Panel(JFreeChart chart, double width) {
 	}
 
 	private static List<Panel> panels(List<SectionOutcome> outcomes) {
@@ -164,71 +144,60 @@ public final class Chart {
 		SectionResult local = find(outcomes, "local");
 		if (local != null) {
 			panels.add(new Panel(bars("Local decisions (ops/µs, 2 threads; higher is better)", "ops/µs", local,
-					local.figures(), null), false));
+					local.figures(), null), 1));
 		}
 		SectionResult keys = find(outcomes, "keys");
 		if (keys != null) {
-			panels.add(new Panel(lines("Scaling by keys (ops/µs, log scale; 2 threads, all allowed)", keys), false));
+			panels.add(new Panel(lines("Scaling by keys (ops/µs, log scale; 2 threads, all allowed)", keys), 1));
 		}
 		SectionResult threads = find(outcomes, "threads");
 		if (threads != null) {
-			panels.add(new Panel(lines("Scaling by threads (ops/µs, log scale; 100,000 keys, 2 cores)", threads), false));
+			panels.add(new Panel(lines("Scaling by threads (ops/µs, log scale; 100,000 keys, 2 cores)", threads), 1));
 		}
 		SectionResult http = find(outcomes, "http");
 		if (http != null) {
 			JFreeChart chart = bars("HTTP requests/s (sample app)", "req/s", http, List.of("requests/s"), null);
 			caption(chart, latencies(http), Color.BLACK);
-			panels.add(new Panel(chart, true));
+			panels.add(new Panel(chart, 0.5));
 		}
 		SectionResult memory = find(outcomes, "memory");
 		if (memory != null && memory.find("bytes per key", "ours") != null) {
 			panels.add(new Panel(bars("Heap per key at 1M keys (B)", "B", memory, List.of("bytes per key"),
-					MemorySection.TARGET_BYTES), true));
+					MemorySection.TARGET_BYTES), 0.5));
 		}
 		SectionResult redis = find(outcomes, "redis");
 		if (redis != null) {
 			panels.add(new Panel(bars("Redis decisions (ops/s, 16 threads, 100,000 keys, token bucket)", "ops/s", redis,
-					redis.figures(), null), false));
+					redis.figures(), null), 1));
 		}
 		List<String> redisMemory = (memory != null)
 				? memory.figures().stream().filter((f) -> f.startsWith(RedisMemory.FIGURE_PREFIX)).toList() : List.of();
 		if (!redisMemory.isEmpty()) {
-			panels.add(new Panel(bars("Redis MEMORY USAGE per key after 1 request (B)", "B", memory,
-					redisMemory.stream().toList(), null), false));
+			panels.add(new Panel(bars("Redis MEMORY USAGE per key after 1 request (B)", "B", memory, redisMemory, null),
+					1));
 		}
 		return panels;
 	}
 
 	/**
-	 * Places the panels two columns wide; a half panel without a half neighbour takes a whole column, after
-	 * the others.
+	 * Orders the panels to fill two columns: a half panel without a half neighbour takes a whole column,
+	 * after the others.
 	 */
-	private static int layout(List<Panel> panels) {
+	private static List<Panel> layout(List<Panel> panels) {
+		List<Panel> ordered = new ArrayList<>();
 		List<Panel> alone = new ArrayList<>();
 		for (int i = 0; i < panels.size(); i++) {
-			boolean pairedBefore = i > 0 && panels.get(i - 1).width == 0.5;
-			boolean pairedAfter = i + 1 < panels.size() && panels.get(i + 1).width == 0.5;
-			if (panels.get(i).width == 0.5 && !pairedBefore && !pairedAfter) {
-				alone.add(panels.get(i));
+			boolean paired = (i > 0 && panels.get(i - 1).width() < 1)
+					|| (i + 1 < panels.size() && panels.get(i + 1).width() < 1);
+			if (panels.get(i).width() < 1 && !paired) {
+				alone.add(new Panel(panels.get(i).chart(), 1));
+			}
+			else {
+				ordered.add(panels.get(i));
 			}
 		}
-		for (Panel panel : alone) {
-			panel.width = 1;
-			panels.remove(panel);
-			panels.add(panel);
-		}
-		int row = 0;
-		double column = 0;
-		for (Panel panel : panels) {
-			if (column + panel.width > 2) {
-				row++;
-				column = 0;
-			}
-			panel.row = row;
-			panel.column = column;
-			column += panel.width;
-		}
-		return panels.isEmpty() ? 0 : row + 1;
+		ordered.addAll(alone);
+		return ordered;
 	}
 
 	private static @Nullable SectionResult find(List<SectionOutcome> outcomes, String id) {
@@ -247,9 +216,6 @@ public final class Chart {
 		JFreeChart chart = ChartFactory.createBarChart(title, null, unit, data);
 		CategoryPlot plot = style(chart, data);
 		BarRenderer renderer = (BarRenderer) plot.getRenderer();
-		renderer.setBarPainter(new StandardBarPainter());
-		renderer.setShadowVisible(false);
-		renderer.setDrawBarOutline(false);
 		renderer.setItemMargin(0.03);
 		renderer.setMaximumBarWidth(0.12);
 		labels(renderer);
@@ -260,14 +226,13 @@ public final class Chart {
 			ValueMarker marker = new ValueMarker(target, MISSED,
 					new BasicStroke(2, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] { 8, 6 }, 0));
 			marker.setLabel("target " + Format.number(target));
-			marker.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
 			marker.setLabelPaint(MISSED);
 			marker.setLabelBackgroundColor(Color.WHITE);
 			marker.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
 			marker.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);
 			plot.addRangeMarker(marker);
-			double max = data.getRowCount() == 0 ? 0 : org.jfree.data.general.DatasetUtils.findMaximumRangeValue(data).doubleValue();
-			axis.setRange(0, Math.max(max, target) * 1.2);
+			Number max = DatasetUtils.findMaximumRangeValue(data);
+			axis.setRange(0, Math.max((max != null) ? max.doubleValue() : 0, target) * 1.2);
 		}
 		ratios(chart, result, figures);
 		return chart;
@@ -277,19 +242,13 @@ public final class Chart {
 	private static JFreeChart lines(String title, SectionResult result) {
 		DefaultCategoryDataset data = dataset(result, result.figures());
 		JFreeChart chart = ChartFactory.createLineChart(title, null, null, data);
-		CategoryPlot plot = style(chart, data);
 		LogAxis axis = new LogAxis("ops/µs (log)");
 		axis.setTickUnit(new NumberTickUnit(1));
-		axis.setMinorTickCount(10);
-		axis.setMinorTickMarksVisible(true);
 		axis.setNumberFormatOverride(new Figures());
-		axis.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-		axis.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
 		axis.setUpperMargin(0.15);
 		axis.setLowerMargin(0.15);
-		plot.setRangeAxis(axis);
-		plot.setRangeMinorGridlinesVisible(true);
-		plot.setRangeMinorGridlinePaint(new Color(0xf0f0f0));
+		chart.getCategoryPlot().setRangeAxis(axis);
+		CategoryPlot plot = style(chart, data);
 		LineAndShapeRenderer renderer = (LineAndShapeRenderer) plot.getRenderer();
 		renderer.setDefaultShapesVisible(true);
 		for (int i = 0; i < data.getRowCount(); i++) {
@@ -326,38 +285,39 @@ public final class Chart {
 				: figure;
 	}
 
+	private static StandardChartTheme theme() {
+		StandardChartTheme theme = new StandardChartTheme("benchmarks");
+		theme.setExtraLargeFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
+		theme.setLargeFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+		theme.setRegularFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+		theme.setSmallFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+		theme.setChartBackgroundPaint(Color.WHITE);
+		theme.setPlotBackgroundPaint(Color.WHITE);
+		theme.setPlotOutlinePaint(Color.WHITE);
+		theme.setRangeGridlinePaint(new Color(0xdddddd));
+		theme.setLegendBackgroundPaint(Color.WHITE);
+		theme.setBarPainter(new StandardBarPainter());
+		theme.setShadowVisible(false);
+		return theme;
+	}
+
 	private static CategoryPlot style(JFreeChart chart, DefaultCategoryDataset data) {
-		chart.setBackgroundPaint(Color.WHITE);
-		chart.setPadding(new RectangleInsets(4, 4, 4, 4));
-		TextTitle title = chart.getTitle();
-		title.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
-		title.setHorizontalAlignment(HorizontalAlignment.LEFT);
+		THEME.apply(chart);
+		chart.getTitle().setHorizontalAlignment(HorizontalAlignment.LEFT);
 		chart.getLegend().setPosition(RectangleEdge.TOP);
 		chart.getLegend().setHorizontalAlignment(HorizontalAlignment.LEFT);
-		chart.getLegend().setFrame(org.jfree.chart.block.BlockBorder.NONE);
-		chart.getLegend().setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+		chart.getLegend().setFrame(BlockBorder.NONE);
 		CategoryPlot plot = chart.getCategoryPlot();
-		plot.setBackgroundPaint(Color.WHITE);
-		plot.setOutlineVisible(false);
-		plot.setRangeGridlinePaint(GRID);
-		plot.setRangeGridlineStroke(new BasicStroke(1));
-		CategoryAxis categories = plot.getDomainAxis();
-		categories.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-		categories.setMaximumCategoryLabelLines(3);
-		categories.setCategoryMargin(0.15);
-		categories.setLowerMargin(0.03);
-		categories.setUpperMargin(0.03);
-		plot.getRangeAxis().setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-		plot.getRangeAxis().setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+		plot.getDomainAxis().setMaximumCategoryLabelLines(3);
+		plot.getDomainAxis().setCategoryMargin(0.15);
 		for (int i = 0; i < data.getRowCount(); i++) {
 			plot.getRenderer().setSeriesPaint(i, color((String) data.getRowKey(i)));
 		}
 		return plot;
 	}
 
-	private static void labels(org.jfree.chart.renderer.category.AbstractCategoryItemRenderer renderer) {
+	private static void labels(AbstractCategoryItemRenderer renderer) {
 		renderer.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new Figures()));
-		renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
 		renderer.setDefaultItemLabelsVisible(true);
 	}
 
@@ -416,8 +376,7 @@ public final class Chart {
 
 		@Override
 		public StringBuffer format(double number, StringBuffer toAppendTo, FieldPosition pos) {
-			String text = (number == 0) ? "0" : Format.number(number);
-			return toAppendTo.append(text.contains(".") && text.matches(".*\\.0+$") ? text.replaceAll("\\.0+$", "") : text);
+			return toAppendTo.append((number == 0) ? "0" : Format.number(number).replaceAll("\\.0+$", ""));
 		}
 
 		@Override

@@ -108,7 +108,8 @@ public final class ResultsFile {
 						number(m.foreignCpu())));
 			}
 			for (ComparisonJson c : orEmpty(section.comparisons())) {
-				result.add(new Comparison(c.figure(), c.ours(), c.peer(), number(c.ratio()), target(c.target())));
+				// From the measurements again: a ratio rounded twice (here, then to two decimals) may round the other way.
+				result.compare(c.figure(), c.ours(), c.peer(), target(c.target()));
 			}
 			List<String> notes = orEmpty(section.notes());
 			// json() wrote the interference first, when there was one; it is derived from the measurements again.

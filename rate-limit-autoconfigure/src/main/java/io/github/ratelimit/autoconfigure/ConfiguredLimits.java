@@ -8,6 +8,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
@@ -19,6 +25,7 @@ import io.github.ratelimit.web.IpAddressRange;
 import io.github.ratelimit.web.KeyResolvers;
 import io.github.ratelimit.web.PathRule;
 import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.web.RateLimitExemptions;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicy;
 
@@ -91,9 +98,74 @@ final class ConfiguredLimits {
 			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
 					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
 					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
-			policies.put(name, RateLimitPolicy.define(definition, keyResolvers));
+			RateLimitPolicy defined = RateLimitPolicy.define(definition, keyResolvers);
+			if (policy.getPlan() != null || !policy.getPlans().isEmpty()) {
+				defined = withPlans(defined, policy, keyResolvers, prefix);
+			}
+			if (policy.getExemptWhen() != null) {
+				defined = defined.withExemption(policy.getExemptWhen(), keyResolvers, prefix + ".exempt-when");
+			}
+			policies.put(name, defined);
 		});
 		return new RateLimitPolicies(policies);
+	}
+
+	private static RateLimitPolicy withPlans(RateLimitPolicy policy, RateLimitProperties.Policy properties,
+			KeyResolvers keyResolvers, String prefix) {
+		if (properties.getPlan() == null) {
+			throw new RateLimitConfigurationException(prefix + ".plan", "plans are defined but no plan source is set",
+					"Set where a request's plan name comes from, e.g. plan: \"@planOfApiKey\" (a KeyResolver bean) "
+							+ "or plan: header:X-Plan");
+		}
+		Map<String, RateLimitPolicy.Plan> plans = new LinkedHashMap<>();
+		properties.getPlans()
+			.forEach((planName, plan) -> plans.put(planName,
+					new RateLimitPolicy.Plan(plan.getLimit(), plan.getPeriod(), plan.getBurst())));
+		return policy.withPlans(properties.getPlan(), plans, keyResolvers, prefix);
+	}
+
+	private static final Set<String> PLAN_PROPERTIES = Set.of("limit", "period", "burst");
+
+	/**
+	 * Refuses properties of a plan that are not plan values (binding would silently drop them): a plan
+	 * may set limit, period and burst only, so {@code plans.pro.algorithm} or a misspelt
+	 * {@code plans.pro.limt} fails the start-up, naming it.
+	 */
+	static void checkPlanProperties(Environment environment) {
+		ConfigurationPropertyName policies = ConfigurationPropertyName.of(PREFIX + ".policies");
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+				continue;
+			}
+			iterable.filter(policies::isAncestorOf).stream().forEach((name) -> {
+				if (name.getNumberOfElements() < 5 || !name.getElement(3, Form.UNIFORM).equals("plans")) {
+					return;
+				}
+				String property = (name.getNumberOfElements() > 5) ? name.getElement(5, Form.DASHED) : "";
+				if (name.getNumberOfElements() != 6 || !PLAN_PROPERTIES.contains(property)) {
+					throw new RateLimitConfigurationException(name.toString(),
+							"a plan sets only limit, period and burst; '" + name.toString() + "' is none of them",
+							"Remove it, or fix its name (a plan keeps the policy's algorithm, key and cost)");
+				}
+			});
+		}
+	}
+
+	static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
+			ClientIpResolver clientIpResolver) {
+		List<IpAddressRange> ranges = new ArrayList<>();
+		List<String> ips = properties.getExempt().getIps();
+		for (int i = 0; i < ips.size(); i++) {
+			try {
+				ranges.add(IpAddressRange.parse(ips.get(i)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(PREFIX + ".exempt.ips[" + i + "]", ex.getMessage(),
+						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+		}
+		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
+				PREFIX + ".exempt.when");
 	}
 
 	static List<PathRule> rules(RateLimitProperties properties, RateLimitPolicies policies) {

@@ -23,6 +23,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
@@ -81,7 +82,9 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers) {
+	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers,
+			Environment environment) {
+		ConfiguredLimits.checkPlanProperties(environment);
 		return ConfiguredLimits.policies(properties, keyResolvers);
 	}
 
@@ -127,7 +130,8 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RequestLimiter rateLimitRequestLimiter(RateLimitProperties properties, ObjectProvider<RateLimitStore> store,
-			ObjectProvider<DecisionRecorder> recorder, RejectionLog rejectionLog) {
+			ObjectProvider<DecisionRecorder> recorder, RejectionLog rejectionLog, KeyResolvers keyResolvers,
+			ClientIpResolver clientIpResolver) {
 		RateLimitStore rateLimitStore = store.getIfAvailable();
 		if (rateLimitStore == null) {
 			throw new RateLimitConfigurationException("rate-limit.store.type",
@@ -143,7 +147,8 @@ public final class RateLimitAutoConfiguration {
 							+ "never wait use on-limit: reject)");
 		}
 		return new RequestLimiter(rateLimitStore, recorder.getIfAvailable(() -> DecisionRecorder.NONE), rejectionLog,
-				properties.getMode() == RateLimitProperties.Mode.SHADOW, maxWaiting);
+				properties.getMode() == RateLimitProperties.Mode.SHADOW, maxWaiting,
+				ConfiguredLimits.exemptions(properties, keyResolvers, clientIpResolver));
 	}
 
 	@Bean

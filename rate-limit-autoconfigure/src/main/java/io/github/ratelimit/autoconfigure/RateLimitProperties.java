@@ -58,6 +58,11 @@ public class RateLimitProperties {
 	private final Delay delay = new Delay();
 
 	/**
+	 * Requests that no policy limits.
+	 */
+	private final Exempt exempt = new Exempt();
+
+	/**
 	 * Named policies; every endpoint that names a policy shares its budget.
 	 */
 	private Map<String, Policy> policies = new LinkedHashMap<>();
@@ -105,6 +110,10 @@ public class RateLimitProperties {
 
 	public Delay getDelay() {
 		return this.delay;
+	}
+
+	public Exempt getExempt() {
+		return this.exempt;
 	}
 
 	public Map<String, Policy> getPolicies() {
@@ -241,6 +250,43 @@ public class RateLimitProperties {
 	}
 
 	/**
+	 * Requests that no policy limits: they spend nothing, carry no rate limit header and are counted
+	 * with outcome exempt.
+	 */
+	public static class Exempt {
+
+		/**
+		 * Client IPs or CIDR blocks (IPv4 and IPv6), matched against the resolved client IP, that are
+		 * never limited, e.g. 10.0.0.0/8.
+		 */
+		private List<String> ips = new ArrayList<>();
+
+		/**
+		 * A SpEL boolean over the request (ip, user, request, header('Name'), param('name'),
+		 * pathVariables) that exempts a request from every policy when true; an expression that fails
+		 * exempts nobody.
+		 */
+		private @Nullable String when;
+
+		public List<String> getIps() {
+			return this.ips;
+		}
+
+		public void setIps(List<String> ips) {
+			this.ips = ips;
+		}
+
+		public @Nullable String getWhen() {
+			return this.when;
+		}
+
+		public void setWhen(@Nullable String when) {
+			this.when = when;
+		}
+
+	}
+
+	/**
 	 * Whether limits are enforced.
 	 */
 	public enum Mode {
@@ -335,6 +381,49 @@ public class RateLimitProperties {
 		 */
 		private boolean shadow;
 
+		/**
+		 * Where a request's plan name comes from, in the syntax of keys: header:Name, param:name, a
+		 * SpEL template #{...} or @beanName (a KeyResolver returning the plan name: the way to trust
+		 * it); a request with no plan or an unknown one gets the policy's own limit.
+		 */
+		private @Nullable String plan;
+
+		/**
+		 * Plans by name, each overriding the policy's limit, period and burst (not its algorithm); the
+		 * budget stays one per key, whatever plan a request names.
+		 */
+		private Map<String, Plan> plans = new LinkedHashMap<>();
+
+		/**
+		 * A SpEL boolean over the request (as rate-limit.exempt.when) that exempts a request from this
+		 * policy when true.
+		 */
+		private @Nullable String exemptWhen;
+
+		public @Nullable String getPlan() {
+			return this.plan;
+		}
+
+		public void setPlan(@Nullable String plan) {
+			this.plan = plan;
+		}
+
+		public Map<String, Plan> getPlans() {
+			return this.plans;
+		}
+
+		public void setPlans(Map<String, Plan> plans) {
+			this.plans = plans;
+		}
+
+		public @Nullable String getExemptWhen() {
+			return this.exemptWhen;
+		}
+
+		public void setExemptWhen(@Nullable String exemptWhen) {
+			this.exemptWhen = exemptWhen;
+		}
+
 		public CountMode getCount() {
 			return this.count;
 		}
@@ -413,6 +502,52 @@ public class RateLimitProperties {
 
 		public void setCost(long cost) {
 			this.cost = cost;
+		}
+
+	}
+
+	/**
+	 * A plan of a policy: the values that differ from the policy's.
+	 */
+	public static class Plan {
+
+		/**
+		 * Requests (tokens) allowed per period under this plan; the policy's when unset.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Period of this plan's limit; the policy's when unset.
+		 */
+		private @Nullable Duration period;
+
+		/**
+		 * Bucket capacity under this plan; the policy's burst when set there, else this plan's limit.
+		 */
+		private @Nullable Long burst;
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable Duration period) {
+			this.period = period;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
 		}
 
 	}

@@ -20,7 +20,10 @@ public enum DecisionOutcome {
 	SHADOW_REJECTED,
 
 	/** The store failed; the request went through (fail open). */
-	STORE_ERROR;
+	STORE_ERROR,
+
+	/** The request is exempt ({@code rate-limit.exempt}, {@code exempt-when}): not limited, nothing spent. */
+	EXEMPT;
 
 	/**
 	 * Returns the metric tag value.

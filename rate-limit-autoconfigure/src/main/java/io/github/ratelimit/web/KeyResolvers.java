@@ -89,6 +89,82 @@ public final class KeyResolvers {
 		throw new RateLimitConfigurationException(origin, "unknown key '" + spec + "'", SUPPORTED);
 	}
 
+	/**
+	 * Builds the resolver of a plan setting: the same syntax as keys ({@code header:<Name>},
+	 * {@code param:<name>}, a SpEL template {@code #{...}}, {@code @beanName}), but the value is the plan
+	 * name itself, with no type and no fallback ({@code null} when the request names none).
+	 * @param spec the setting, e.g. {@code @planOfApiKey}
+	 * @param origin where the setting comes from, for error messages
+	 * @return a resolver of the raw plan name
+	 * @throws RateLimitConfigurationException when the setting cannot work
+	 */
+	KeyResolver forPlanSpec(String spec, String origin) {
+		String trimmed = spec.trim();
+		if (trimmed.startsWith("header:")) {
+			String name = argument(trimmed, "header:", origin);
+			return (request) -> request.getHeader(name);
+		}
+		if (trimmed.startsWith("param:")) {
+			String name = argument(trimmed, "param:", origin);
+			return (request) -> request.getParameter(name);
+		}
+		if (trimmed.contains("#{")) {
+			return expression(trimmed, origin);
+		}
+		if (trimmed.startsWith("@")) {
+			return bean(argument(trimmed, "@", origin), origin);
+		}
+		throw new RateLimitConfigurationException(origin, "unknown plan source '" + spec + "'",
+				"Use header:<Name>, param:<name>, a SpEL template #{...} or @beanName (a KeyResolver returning the "
+						+ "plan name; the way to trust the plan, e.g. looked up from an API key)");
+	}
+
+	/**
+	 * Builds a condition over a request: a SpEL boolean over the root of key expressions
+	 * ({@code ip}, {@code user}, {@code request}, {@code header('Name')}, {@code param('name')},
+	 * {@code pathVariables}), evaluated with the same read-only context. An expression that throws, or
+	 * is not {@code true}, does not hold.
+	 * @param condition the expression, e.g. {@code header('X-Internal') == 'yes'}
+	 * @param origin where it comes from, for error messages
+	 * @return the condition
+	 * @throws RateLimitConfigurationException when the expression does not parse
+	 */
+	RequestCondition condition(String condition, String origin) {
+		String trimmed = condition.trim();
+		if (trimmed.startsWith("#{") && trimmed.endsWith("}")) {
+			trimmed = trimmed.substring(2, trimmed.length() - 1);
+		}
+		if (trimmed.isEmpty()) {
+			throw new RateLimitConfigurationException(origin, "the condition is empty",
+					"Write a SpEL boolean such as header('X-Internal') == 'yes', or remove the property");
+		}
+		Expression expression;
+		try {
+			expression = this.parser.parseExpression(trimmed);
+		}
+		catch (ParseException | IllegalArgumentException ex) {
+			String reason = (ex instanceof ParseException parse) ? parse.getSimpleMessage() : ex.getMessage();
+			throw new RateLimitConfigurationException(origin,
+					"cannot parse the SpEL condition '" + condition + "': " + reason,
+					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
+		}
+		return (request) -> {
+			try {
+				KeyExpressionRoot root = new KeyExpressionRoot(request, this.clientIpResolver);
+				SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+					.withInstanceMethods()
+					.withRootObject(root)
+					.build();
+				return Boolean.TRUE.equals(expression.getValue(context));
+			}
+			catch (RuntimeException ex) {
+				// Fail closed: a condition that cannot be evaluated exempts nobody.
+				logger.debug("Exemption condition failed; the request is not exempt", ex);
+				return false;
+			}
+		};
+	}
+
 	private KeyResolver typed(String type, KeyResolver source) {
 		String prefix = type + ":";
 		return (request) -> {

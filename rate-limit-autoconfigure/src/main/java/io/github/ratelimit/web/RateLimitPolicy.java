@@ -2,6 +2,7 @@ package io.github.ratelimit.web;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +21,15 @@ public final class RateLimitPolicy {
 
 	private final String name;
 
-	private final Limit limit;
+	/** The limits in force, shared by every copy of this policy (other costs, shadow), changeable at run time. */
+	private final PolicyLimits limits;
+
+	/** The limit this copy decides with: the policy's own, or a plan's for one request ({@link #inForceFor}). */
+	private final @Nullable Limit limit;
+
+	private final @Nullable KeyResolver planResolver;
+
+	private final @Nullable RequestCondition exemptWhen;
 
 	private final String keySpec;
 
@@ -34,11 +43,15 @@ public final class RateLimitPolicy {
 
 	private final boolean shadow;
 
-	private RateLimitPolicy(String id, String name, Limit limit, String keySpec, KeyResolver keyResolver, long cost,
-			long maxDelayNanos, CountMode count, boolean shadow) {
+	private RateLimitPolicy(String id, String name, PolicyLimits limits, @Nullable Limit limit,
+			@Nullable KeyResolver planResolver, @Nullable RequestCondition exemptWhen, String keySpec,
+			KeyResolver keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow) {
 		this.id = id;
 		this.name = name;
+		this.limits = limits;
 		this.limit = limit;
+		this.planResolver = planResolver;
+		this.exemptWhen = exemptWhen;
 		this.keySpec = keySpec;
 		this.keyResolver = keyResolver;
 		this.cost = cost;
@@ -64,6 +77,35 @@ public final class RateLimitPolicy {
 					"unknown algorithm '" + definition.algorithm() + "'",
 					"Use one of: " + Algorithm.supportedIds());
 		}
+		Limit limit = limitOf(definition, algorithm);
+		long maxDelayNanos = maxDelayNanos(definition, algorithm);
+		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(definition.origin("on-limit"),
+					"on-limit: delay cannot go with count: " + definition.count().name().toLowerCase(Locale.ROOT)
+							+ " (a request's turn is taken before its response says whether it counts)",
+					"Use on-limit: reject, or count: all");
+		}
+		long cost = definition.cost();
+		if (cost <= 0 || cost > limit.burst()) {
+			throw new RateLimitConfigurationException(definition.origin("cost"),
+					"cost must be between 1 and the burst (" + limit.burst() + "), was " + cost,
+					"Lower the cost or raise the burst");
+		}
+		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
+		PolicyLimits limits = new PolicyLimits(definition, limit, cost);
+		return new RateLimitPolicy(definition.id(), definition.name(), limits, null, null, null,
+				definition.key().trim(), keyResolver, cost, maxDelayNanos, definition.count(), definition.shadow());
+	}
+
+	/**
+	 * Validates and builds the limit of a policy's (or a plan's) values: what start-up and a change at
+	 * run time check alike.
+	 * @param definition the values and where they come from
+	 * @param algorithm the algorithm
+	 * @return the limit
+	 * @throws RateLimitConfigurationException naming the bad value's origin
+	 */
+	static Limit limitOf(Definition definition, Algorithm algorithm) {
 		if (definition.limit() == null) {
 			throw new RateLimitConfigurationException(definition.origin("limit"), "no limit is set",
 					"Set the number of requests allowed per period, e.g. 100");
@@ -91,13 +133,6 @@ public final class RateLimitPolicy {
 					"burst does not apply to " + algorithm + " (a window holds its limit)",
 					"Leave burst unset, or use token-bucket or leaky-bucket");
 		}
-		long maxDelayNanos = maxDelayNanos(definition, algorithm);
-		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
-			throw new RateLimitConfigurationException(definition.origin("on-limit"),
-					"on-limit: delay cannot go with count: " + definition.count().name().toLowerCase(Locale.ROOT)
-							+ " (a request's turn is taken before its response says whether it counts)",
-					"Use on-limit: reject, or count: all");
-		}
 		Limit limit;
 		try {
 			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limitValue).period(period);
@@ -110,15 +145,7 @@ public final class RateLimitPolicy {
 			throw new RateLimitConfigurationException(definition.origin("limit"), ex.getMessage(),
 					"Choose a limit, period and burst that fit together for " + algorithm);
 		}
-		long cost = definition.cost();
-		if (cost <= 0 || cost > limit.burst()) {
-			throw new RateLimitConfigurationException(definition.origin("cost"),
-					"cost must be between 1 and the burst (" + limit.burst() + "), was " + cost,
-					"Lower the cost or raise the burst");
-		}
-		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
-		return new RateLimitPolicy(definition.id(), definition.name(), limit, definition.key().trim(), keyResolver,
-				cost, maxDelayNanos, definition.count(), definition.shadow());
+		return limit;
 	}
 
 	private static long maxDelayNanos(Definition definition, Algorithm algorithm) {
@@ -154,13 +181,98 @@ public final class RateLimitPolicy {
 	 * @return the policy
 	 */
 	public RateLimitPolicy withCost(long cost, String origin) {
-		if (cost <= 0 || cost > this.limit.burst()) {
-			throw new RateLimitConfigurationException(origin, "cost must be between 1 and the burst ("
-					+ this.limit.burst() + ") of policy '" + this.name + "', was " + cost, "Lower the cost or raise the burst");
+		long burst = this.limits.smallestBurst();
+		if (cost <= 0 || cost > burst) {
+			throw new RateLimitConfigurationException(origin, "cost must be between 1 and the burst (" + burst
+					+ ") of policy '" + this.name + "'" + (this.limits.hasPlans() ? " and of each of its plans" : "")
+					+ ", was " + cost, "Lower the cost or raise the burst");
 		}
-		return (cost == this.cost) ? this
-				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, cost,
-						this.maxDelayNanos, this.count, this.shadow);
+		if (cost == this.cost) {
+			return this;
+		}
+		this.limits.costs(cost);
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
+				this.keySpec, this.keyResolver, cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns this policy with plans: a request's plan name, resolved from {@code planSpec} (the syntax
+	 * of keys: {@code header:}, {@code param:}, {@code #{...}}, {@code @bean}), picks the limit, period
+	 * and burst it is judged by; a request with no plan or an unknown one gets the policy's own. Every
+	 * plan's values are checked as the policy's are, and the cost against every plan's burst.
+	 * @param planSpec where the plan name comes from
+	 * @param plans the plans, by name
+	 * @param keyResolvers builds the plan resolver
+	 * @param originPrefix the policy's property prefix, e.g. {@code rate-limit.policies.api}
+	 * @return the policy
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	public RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
+			String originPrefix) {
+		KeyResolver planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
+		this.limits.configurePlans(plans);
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, planResolver, this.exemptWhen,
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns this policy with an exemption: a request for which the SpEL boolean {@code condition}
+	 * (over the root of key expressions) is true is not limited by this policy. An expression that
+	 * fails exempts nobody.
+	 * @param condition the expression, e.g. {@code user == 'monitor'}
+	 * @param keyResolvers parses it
+	 * @param origin the property, for error messages
+	 * @return the policy
+	 * @throws RateLimitConfigurationException when the expression does not parse
+	 */
+	public RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
+		RequestCondition exemptWhen = keyResolvers.condition(condition, origin);
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, exemptWhen,
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns whether a request is exempt from this policy ({@code exempt-when}).
+	 * @param request the request
+	 * @return {@code true} when the policy's exemption holds for it; never when the expression fails
+	 */
+	public boolean isExempt(HttpServletRequest request) {
+		return this.exemptWhen != null && this.exemptWhen.test(request);
+	}
+
+	/**
+	 * Returns this policy as it judges one request: with the limit of the request's plan when it has
+	 * one (same budget, same name), else as it is.
+	 * @param request the request
+	 * @return the policy to decide the request with
+	 */
+	public RateLimitPolicy inForceFor(HttpServletRequest request) {
+		Map<String, Limit> plans = this.limits.inForce().plans();
+		if (this.planResolver == null || plans.isEmpty()) {
+			return this;
+		}
+		String plan;
+		try {
+			plan = this.planResolver.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			// A plan that cannot be told is no plan: the policy's own limit.
+			plan = null;
+		}
+		Limit planned = (plan != null) ? plans.get(plan.trim()) : null;
+		if (planned == null) {
+			return this;
+		}
+		return new RateLimitPolicy(this.id, this.name, this.limits, planned, this.planResolver, this.exemptWhen,
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns the limits in force and what was configured, shared by every copy of this policy.
+	 * @return the limits
+	 */
+	PolicyLimits limits() {
+		return this.limits;
 	}
 
 	/**
@@ -169,8 +281,8 @@ public final class RateLimitPolicy {
 	 */
 	public RateLimitPolicy inShadow() {
 		return this.shadow ? this
-				: new RateLimitPolicy(this.id, this.name, this.limit, this.keySpec, this.keyResolver, this.cost,
-						this.maxDelayNanos, this.count, true);
+				: new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
+						this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true);
 	}
 
 	/**
@@ -179,7 +291,7 @@ public final class RateLimitPolicy {
 	 * @return which budget it spends, and how much
 	 */
 	public Acquisition acquisition(HttpServletRequest request) {
-		return new Acquisition(this.id, this.limit, this.keyResolver.resolve(request), this.cost, this.maxDelayNanos);
+		return new Acquisition(this.id, limit(), this.keyResolver.resolve(request), this.cost, this.maxDelayNanos);
 	}
 
 	/**
@@ -199,11 +311,11 @@ public final class RateLimitPolicy {
 	}
 
 	/**
-	 * Returns the budget.
+	 * Returns the budget's limit: the policy's own in force (see {@link #inForceFor} for a request's plan).
 	 * @return the limit
 	 */
 	public Limit limit() {
-		return this.limit;
+		return (this.limit != null) ? this.limit : this.limits.inForce().limit();
 	}
 
 	/**
@@ -248,9 +360,20 @@ public final class RateLimitPolicy {
 
 	@Override
 	public String toString() {
-		return "'" + this.name + "' " + this.limit + " key=" + this.keySpec + " cost=" + this.cost
+		return "'" + this.name + "' " + limit() + " key=" + this.keySpec + " cost=" + this.cost
 				+ ((this.maxDelayNanos > 0) ? " max-delay=" + Duration.ofNanos(this.maxDelayNanos) : "")
 				+ ((this.count != CountMode.ALL) ? " count=" + this.count : "") + (this.shadow ? " shadow" : "");
+	}
+
+	/**
+	 * A plan's values, before validation: each unset one comes from the policy (a burst the policy does
+	 * not set defaults to the plan's limit).
+	 *
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 */
+	public record Plan(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
 	}
 
 	/**

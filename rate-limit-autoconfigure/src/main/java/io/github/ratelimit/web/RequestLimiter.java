@@ -21,7 +21,9 @@ import io.github.ratelimit.core.RateLimitStore;
  * <li>{@link #complete} when the response is known: policies that count failures (or successes) take
  * their tokens if the response is one.</li>
  * </ol>
- * It records every outcome (metrics) and logs rejections. A store that throws fails open: the request
+ * Before that, a request exempt from a policy (or from all, {@link RateLimitExemptions}) leaves it out
+ * (counted as exempt), and each policy takes the limit of the request's plan. It records every outcome
+ * (metrics) and logs rejections. A store that throws fails open: the request
  * goes through and the error is counted.
  * <p>
  * Delay mode is bounded for the whole application: at most {@code maxWaiting} requests wait for their
@@ -43,6 +45,8 @@ public final class RequestLimiter {
 	private final boolean shadowOnly;
 
 	private final Semaphore waiting;
+
+	private final RateLimitExemptions exemptions;
 
 	/**
 	 * Creates a limiter that lets at most 100 requests wait at once.
@@ -66,6 +70,21 @@ public final class RequestLimiter {
 	 */
 	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly, int maxWaiting) {
+		this(store, recorder, rejectionLog, shadowOnly, maxWaiting, RateLimitExemptions.NONE);
+	}
+
+	/**
+	 * Creates a limiter with exemptions.
+	 * @param store decides
+	 * @param recorder receives outcomes
+	 * @param rejectionLog logs rejections
+	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
+	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
+	 * @param exemptions the requests no policy limits
+	 */
+	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+			boolean shadowOnly, int maxWaiting, RateLimitExemptions exemptions) {
+		this.exemptions = exemptions;
 		if (maxWaiting <= 0) {
 			throw new IllegalArgumentException("maxWaiting must be positive, was " + maxWaiting);
 		}
@@ -79,10 +98,11 @@ public final class RequestLimiter {
 	/**
 	 * Decides a request as it arrives.
 	 * @param request the request
-	 * @param policies the policies that apply
+	 * @param applicable the policies that apply
 	 * @return the enforced decision; its deferred part is completed by {@link #complete}
 	 */
-	public RateLimitResult decide(HttpServletRequest request, List<RateLimitPolicy> policies) {
+	public RateLimitResult decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
+		List<RateLimitPolicy> policies = inForce(request, applicable);
 		List<RateLimitPolicy> enforced = new ArrayList<>(policies.size());
 		List<RateLimitPolicy> shadow = new ArrayList<>(0);
 		for (RateLimitPolicy policy : policies) {
@@ -113,6 +133,24 @@ public final class RequestLimiter {
 			return result.withShadowDeferred(observe(request, shadow));
 		}
 		return result;
+	}
+
+	/**
+	 * The policies as they judge this request: without those it is exempt from (counted as exempt), each
+	 * with the limit of the request's plan.
+	 */
+	private List<RateLimitPolicy> inForce(HttpServletRequest request, List<RateLimitPolicy> policies) {
+		boolean exemptFromAll = !policies.isEmpty() && this.exemptions.isExempt(request);
+		List<RateLimitPolicy> inForce = new ArrayList<>(policies.size());
+		for (RateLimitPolicy policy : policies) {
+			if (exemptFromAll || policy.isExempt(request)) {
+				this.recorder.decided(policy, DecisionOutcome.EXEMPT);
+			}
+			else {
+				inForce.add(policy.inForceFor(request));
+			}
+		}
+		return inForce;
 	}
 
 	/**

@@ -1,0 +1,4 @@
+/**
+ * A controller for the plan and exemption tests, kept out of the test application's component scan.
+ */
+package io.github.ratelimit.plans;

@@ -8,17 +8,22 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.AnnotatedEndpoints;
+import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicy;
 import io.github.ratelimit.web.RateLimitPolicyResolver;
@@ -26,11 +31,15 @@ import io.github.ratelimit.web.RateLimitPolicyResolver;
 /**
  * The {@code ratelimits} endpoint: {@code GET} lists the policies (resolved settings), the path rules
  * and the annotated endpoints; {@code GET /{policy}/{key}} shows one key's budget;
- * {@code DELETE /{policy}/{key}} resets it (e.g. unlocks a user). Keys are written as the limiter
+ * {@code DELETE /{policy}/{key}} resets it (e.g. unlocks a user); {@code POST /{policy}} changes a named
+ * policy's limit, period, burst and plans at run time, {@code DELETE /{policy}} returns it to its
+ * configured values (both logged at INFO with the old and new values). Keys are written as the limiter
  * stores them, with their source: {@code ip:203.0.113.7}, {@code param:alice}, {@code user:bob}.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
+
+	private static final Log logger = LogFactory.getLog(RateLimitsEndpoint.class);
 
 	private final RateLimitPolicies policies;
 
@@ -112,6 +121,63 @@ public class RateLimitsEndpoint {
 		return key(policy, key);
 	}
 
+	/**
+	 * Changes a named policy without a restart ({@code POST /{policy}} with a JSON body of
+	 * {@code limit}, {@code period}, {@code burst} and {@code plans}, each optional), validated
+	 * exactly as at start-up; what keys have spent stays spent.
+	 * @param policy the policy name
+	 * @param limit the new quota per period
+	 * @param period the new period, e.g. {@code 1m}
+	 * @param burst the new capacity
+	 * @param plans the new plans, by name, each with {@code limit}, {@code period}, {@code burst}
+	 * @return the policy as it is now; 404 for an unknown policy; 400 naming the bad field
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> change(@Selector String policy, @Nullable Object limit,
+			@Nullable Object period, @Nullable Object burst, @Nullable Object plans) {
+		RateLimitPolicy found = this.policies.get(policy);
+		if (found == null) {
+			return notFound(policy);
+		}
+		String prefix = "rate-limit.policies." + policy;
+		try {
+			RateLimitPolicy.Change change = PolicyChanges.read(prefix, limit, period, burst, plans);
+			String before = found.change(change);
+			logger.info("Rate limit policy '" + policy + "' changed at run time from " + before + " to "
+					+ found.describeInForce());
+		}
+		catch (RateLimitConfigurationException ex) {
+			return PolicyChanges.badRequest(policy, prefix, ex);
+		}
+		return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+	}
+
+	/**
+	 * Returns a named policy to its configured values ({@code DELETE /{policy}}).
+	 * @param policy the policy name
+	 * @return the policy as it is now; 404 for an unknown policy
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<Object> restore(@Selector String policy) {
+		RateLimitPolicy found = this.policies.get(policy);
+		if (found == null) {
+			return notFound(policy);
+		}
+		if (found.isOverridden()) {
+			String before = found.restore();
+			logger.info("Rate limit policy '" + policy + "' restored from " + before + " to its configured "
+					+ found.describeInForce());
+		}
+		return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+	}
+
+	private static WebEndpointResponse<Object> notFound(String policy) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("policy", policy);
+		body.put("message", "no policy named '" + policy + "' (runtime changes apply to rate-limit.policies)");
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
 	private @Nullable RateLimitPolicy find(String name) {
 		RateLimitPolicy named = this.policies.get(name);
 		if (named != null) {
@@ -155,15 +221,31 @@ public class RateLimitsEndpoint {
 	 * @param shadow whether it only observes
 	 */
 	public record PolicyDescriptor(String name, String algorithm, long limit, Duration period, long burst, String key,
-			long cost, String count, @Nullable Duration maxDelay, boolean shadow) {
+			long cost, String count, @Nullable Duration maxDelay, boolean shadow, Map<String, PlanDescriptor> plans,
+			boolean overridden) {
 
 		static PolicyDescriptor of(RateLimitPolicy policy) {
+			Map<String, PlanDescriptor> plans = new LinkedHashMap<>();
+			policy.plans()
+				.forEach((name, limit) -> plans.put(name,
+						new PlanDescriptor(limit.limit(), limit.period(), limit.burst())));
 			return new PolicyDescriptor(policy.name(), policy.limit().algorithm().id(), policy.limit().limit(),
 					policy.limit().period(), policy.limit().burst(), policy.keySpec(), policy.cost(),
 					policy.count().name().toLowerCase(Locale.ROOT),
-					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow());
+					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow(),
+					plans, policy.isOverridden());
 		}
 
+	}
+
+	/**
+	 * One plan's values in force.
+	 *
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 */
+	public record PlanDescriptor(long limit, Duration period, long burst) {
 	}
 
 	/**

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 
@@ -27,6 +29,9 @@ final class PolicyLimits {
 	private volatile InForce configured;
 
 	private volatile InForce inForce;
+
+	/** The values changed at run time, merged over every change since start-up or the last restore. */
+	private volatile RateLimitPolicy.@Nullable Change change;
 
 	PolicyLimits(RateLimitPolicy.Definition definition, Limit limit, long cost) {
 		this.definition = definition;
@@ -85,6 +90,56 @@ final class PolicyLimits {
 
 	Map<String, RateLimitPolicy.Plan> configuredPlans() {
 		return this.configuredPlans;
+	}
+
+	boolean isOverridden() {
+		return this.change != null;
+	}
+
+	RateLimitPolicy.@Nullable Change change() {
+		return this.change;
+	}
+
+	/**
+	 * Changes the values in force, validated as at start-up: the values a change sets replace those of
+	 * earlier changes, the others stay (configured, or changed before); plans, when given, replace the
+	 * plans. States already spent keep what they spent (the stores move them to the new limit).
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	synchronized InForce change(RateLimitPolicy.Change requested) {
+		RateLimitPolicy.Change previous = this.change;
+		RateLimitPolicy.Change merged = (previous == null) ? requested : new RateLimitPolicy.Change(
+				(requested.limit() != null) ? requested.limit() : previous.limit(),
+				(requested.period() != null) ? requested.period() : previous.period(),
+				(requested.burst() != null) ? requested.burst() : previous.burst(),
+				(requested.plans() != null) ? requested.plans() : previous.plans());
+		RateLimitPolicy.Definition base = this.definition;
+		RateLimitPolicy.Definition changed = new RateLimitPolicy.Definition(base.id(), base.name(), base.originPrefix(),
+				base.annotation(), base.algorithm(), (merged.limit() != null) ? merged.limit() : base.limit(),
+				(merged.period() != null) ? merged.period() : base.period(),
+				(merged.burst() != null) ? merged.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
+				base.maxDelay(), base.count(), base.shadow());
+		Limit limit = RateLimitPolicy.limitOf(changed, this.algorithm);
+		long cost = this.highestCost.get();
+		if (cost > limit.burst()) {
+			throw new RateLimitConfigurationException(base.originPrefix() + ".burst",
+					"the burst (" + limit.burst() + ") would be below the cost of a request (" + cost + ")",
+					"Raise the burst or the limit");
+		}
+		Map<String, Limit> plans = plans(changed, (merged.plans() != null) ? merged.plans() : this.configuredPlans);
+		InForce before = this.inForce;
+		this.inForce = new InForce(limit, plans);
+		this.change = merged;
+		return before;
+	}
+
+	/** Returns to the configured values; returns what was in force before. */
+	synchronized InForce restore() {
+		InForce before = this.inForce;
+		this.change = null;
+		this.inForce = this.configured;
+		return before;
 	}
 
 	/** Validates and builds the plans' limits, over the policy's values of {@code base}. */

@@ -268,6 +268,54 @@ public final class RateLimitPolicy {
 	}
 
 	/**
+	 * Changes this policy's values at run time (every copy of it: path rules and annotations alike),
+	 * validated exactly as at start-up. Values a change leaves unset keep what they were; plans, when
+	 * given, replace the plans. What a key has spent stays spent.
+	 * @param change the new values
+	 * @return a description of what was in force before, for logs
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	public String change(Change change) {
+		return describe(this.limits.change(change));
+	}
+
+	/**
+	 * Returns this policy to its configured values.
+	 * @return a description of what was in force before, for logs
+	 */
+	public String restore() {
+		return describe(this.limits.restore());
+	}
+
+	/**
+	 * Returns whether the values in force were changed at run time.
+	 * @return {@code true} after a {@link #change}, until {@link #restore}
+	 */
+	public boolean isOverridden() {
+		return this.limits.isOverridden();
+	}
+
+	/**
+	 * Returns the plans' limits in force.
+	 * @return the limits by plan name; empty without plans
+	 */
+	public Map<String, Limit> plans() {
+		return this.limits.inForce().plans();
+	}
+
+	/**
+	 * Describes the values in force, for logs.
+	 * @return e.g. {@code token-bucket(limit=2, period=PT1M, burst=2) plans={pro=...}}
+	 */
+	public String describeInForce() {
+		return describe(this.limits.inForce());
+	}
+
+	private static String describe(PolicyLimits.InForce inForce) {
+		return inForce.limit() + (inForce.plans().isEmpty() ? "" : " plans=" + inForce.plans());
+	}
+
+	/**
 	 * Returns the limits in force and what was configured, shared by every copy of this policy.
 	 * @return the limits
 	 */
@@ -374,6 +422,18 @@ public final class RateLimitPolicy {
 	 * @param burst the capacity
 	 */
 	public record Plan(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
+	}
+
+	/**
+	 * A change of a policy's values at run time; {@code null} values keep what they are.
+	 *
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 * @param plans the plans, replacing the plans in force
+	 */
+	public record Change(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst,
+			@Nullable Map<String, Plan> plans) {
 	}
 
 	/**

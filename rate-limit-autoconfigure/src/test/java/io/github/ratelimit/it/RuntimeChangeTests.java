@@ -1,0 +1,151 @@
+package io.github.ratelimit.it;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import io.github.ratelimit.plans.TunableController;
+import io.github.ratelimit.testsupport.Http;
+
+import static io.github.ratelimit.it.RateLimitEndToEndTests.header;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code POST /actuator/ratelimits/{policy}} changes a policy without a restart, validated as at
+ * start-up; spent tokens stay spent; {@code DELETE} restores the configured values.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+@SpringBootTest(classes = { TestApplication.class, TunableController.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "management.endpoints.web.exposure.include=ratelimits",
+				"rate-limit.policies.tunable.limit=2", "rate-limit.policies.tunable.period=1h",
+				"rate-limit.policies.tunable.key=header:X-Client", "rate-limit.policies.tunable.plan=header:X-Plan",
+				"rate-limit.rules[0].path=/tunable", "rate-limit.rules[0].policies=tunable" })
+class RuntimeChangeTests {
+
+	private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	int port;
+
+	Http http;
+
+	@BeforeEach
+	void client() {
+		this.http = new Http(this.port);
+	}
+
+	@AfterEach
+	void restore() {
+		this.http.delete("/actuator/ratelimits/tunable");
+	}
+
+	@Test
+	void raisingALimitFromTwoToFourGivesAClientThatSpentTwoExactlyTwoMore(CapturedOutput output) {
+		assertThat(get("spender").statusCode()).isEqualTo(200);
+		assertThat(get("spender").statusCode()).isEqualTo(200);
+		assertThat(get("spender").statusCode()).isEqualTo(429);
+		HttpResponse<String> changed = post("tunable", "{\"limit\": 4}");
+		assertThat(changed.statusCode()).isEqualTo(200);
+		assertThat(changed.body()).contains("\"limit\":4").contains("\"overridden\":true");
+		HttpResponse<String> more = get("spender");
+		assertThat(more.statusCode()).isEqualTo(200);
+		assertThat(header(more, "RateLimit-Policy")).isEqualTo("\"tunable\";q=4;w=3600");
+		assertThat(this.http.get("/tunable/annotated", "X-Client", "spender").statusCode())
+			.as("the annotation names the same policy, changed too").isEqualTo(200);
+		assertThat(get("spender").statusCode()).as("exactly two more").isEqualTo(429);
+		assertThat(output).contains("Rate limit policy 'tunable' changed at run time from token-bucket(limit=2, "
+				+ "period=PT1H, burst=2) to token-bucket(limit=4, period=PT1H, burst=4)");
+		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"limit\":4").contains("\"overridden\":true");
+	}
+
+	@Test
+	void deleteRestoresTheConfiguredValuesAndWhatWasSpentStillCounts() {
+		post("tunable", "{\"limit\": 4}");
+		for (int i = 0; i < 3; i++) {
+			assertThat(get("restorer").statusCode()).isEqualTo(200);
+		}
+		HttpResponse<String> restored = this.http.delete("/actuator/ratelimits/tunable");
+		assertThat(restored.statusCode()).isEqualTo(200);
+		assertThat(restored.body()).contains("\"limit\":2").contains("\"overridden\":false");
+		HttpResponse<String> rejected = get("restorer");
+		assertThat(rejected.statusCode()).as("3 spent, the limit is 2 again").isEqualTo(429);
+		assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"tunable\";q=2;w=3600");
+		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+	}
+
+	@Test
+	void plansCanBeChangedAtRunTime() {
+		HttpResponse<String> changed = post("tunable", plans("{\"gold\": {\"limit\": 10, \"period\": \"1m\"}}"));
+		assertThat(changed.statusCode()).isEqualTo(200);
+		HttpResponse<String> gold = this.http.get("/tunable", "X-Client", "golden", "X-Plan", "gold");
+		assertThat(header(gold, "RateLimit-Policy")).isEqualTo("\"tunable\";q=10;w=60");
+	}
+
+	@Test
+	void aBadValueIsAnswered400NamingTheFieldAndChangesNothing() {
+		HttpResponse<String> zero = post("tunable", "{\"limit\": 0}");
+		assertThat(zero.statusCode()).isEqualTo(400);
+		assertThat(zero.body()).contains("\"field\":\"limit\"").contains("limit must be positive, was 0");
+		HttpResponse<String> period = post("tunable", "{\"period\": \"soon\"}");
+		assertThat(period.statusCode()).isEqualTo(400);
+		assertThat(period.body()).contains("\"field\":\"period\"").contains("cannot read the duration 'soon'");
+		HttpResponse<String> plan = post("tunable", plans("{\"pro\": {\"limit\": -1}}"));
+		assertThat(plan.statusCode()).isEqualTo(400);
+		assertThat(plan.body()).contains("\"field\":\"plans.pro.limit\"");
+		HttpResponse<String> algorithm = post("tunable", plans("{\"pro\": {\"algorithm\": \"fixed-window\"}}"));
+		assertThat(algorithm.statusCode()).isEqualTo(400);
+		assertThat(algorithm.body()).contains("\"field\":\"plans.pro.algorithm\"");
+		HttpResponse<String> words = post("tunable", "{\"limit\": \"many\"}");
+		assertThat(words.statusCode()).isEqualTo(400);
+		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+		assertThat(get("unchanged").statusCode()).isEqualTo(200);
+		assertThat(header(get("unchanged"), "RateLimit-Policy")).isEqualTo("\"tunable\";q=2;w=3600");
+	}
+
+	@Test
+	void anUnknownPolicyIs404ForChangesAndRestores() {
+		assertThat(post("nope", "{\"limit\": 4}").statusCode()).isEqualTo(404);
+		assertThat(this.http.delete("/actuator/ratelimits/nope").statusCode()).isEqualTo(404);
+	}
+
+	/** Actuator reads a body of scalars: the plans are a JSON document in a string. */
+	private static String plans(String json) {
+		return "{\"plans\": \"" + json.replace("\"", "\\\"") + "\"}";
+	}
+
+	private HttpResponse<String> get(String client) {
+		return this.http.get("/tunable", "X-Client", client);
+	}
+
+	private HttpResponse<String> post(String policy, String json) {
+		HttpRequest request = HttpRequest
+			.newBuilder(URI.create("http://localhost:" + this.port + "/actuator/ratelimits/" + policy))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build();
+		try {
+			return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+}

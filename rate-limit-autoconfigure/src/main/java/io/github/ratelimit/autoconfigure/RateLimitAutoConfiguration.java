@@ -21,6 +21,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
@@ -71,6 +74,12 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
 		return ConfiguredLimits.clientIpResolver(properties);
+	}
+
+	@Bean
+	ForwardedHeadersCheck rateLimitForwardedHeadersCheck(ApplicationContext context,
+			ObjectProvider<ClientIpResolver> clientIpResolver) {
+		return new ForwardedHeadersCheck(context, clientIpResolver::getObject);
 	}
 
 	@Bean
@@ -186,6 +195,29 @@ public final class RateLimitAutoConfiguration {
 				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store) {
 			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store,
 					properties.getMode() == RateLimitProperties.Mode.SHADOW);
+		}
+
+	}
+
+	/**
+	 * Embedded Tomcat: the connection's peer is recorded before Tomcat's {@code RemoteIpValve} (if
+	 * any) rewrites it.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "org.apache.catalina.startup.Tomcat",
+			"org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory" })
+	static class TomcatConfiguration {
+
+		@Bean
+		WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> rateLimitTomcatCustomizer(
+				ObjectProvider<ClientIpResolver> clientIpResolver, ForwardedHeadersCheck check) {
+			return (factory) -> factory.addContextCustomizers((context) -> {
+				ClientIpResolver resolver = clientIpResolver.getObject();
+				String header = resolver.readsForwardingHeader() ? resolver.getHeader() : null;
+				if (ConnectionPeerValve.installFirst(context, new ConnectionPeerValve(header))) {
+					check.peerRecorded();
+				}
+			});
 		}
 
 	}

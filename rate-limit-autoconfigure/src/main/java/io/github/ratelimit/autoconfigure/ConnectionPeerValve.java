@@ -1,0 +1,94 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Enumeration;
+import java.util.List;
+
+import jakarta.servlet.ServletException;
+import org.apache.catalina.Container;
+import org.apache.catalina.Context;
+import org.apache.catalina.Engine;
+import org.apache.catalina.Pipeline;
+import org.apache.catalina.Valve;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
+import org.apache.catalina.valves.ValveBase;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.web.ClientIpResolver;
+
+/**
+ * Records the connection's peer address, and the forwarding header as the client sent it, before
+ * any other valve of the engine runs: Tomcat's {@code RemoteIpValve} (which Spring Boot adds for
+ * {@code server.forward-headers-strategy=native}, and on cloud platforms by default) overwrites
+ * {@code getRemoteAddr()} and rewrites {@code X-Forwarded-For} before any filter sees the request.
+ * The {@link ClientIpResolver} reads what was recorded, so its own trust decides. Thread-safe.
+ */
+final class ConnectionPeerValve extends ValveBase {
+
+	private final @Nullable String header;
+
+	/**
+	 * Creates the valve.
+	 * @param header the forwarding header to record, {@code null} to record none
+	 */
+	ConnectionPeerValve(@Nullable String header) {
+		super(true);
+		this.header = header;
+	}
+
+	@Override
+	public void invoke(Request request, Response response) throws IOException, ServletException {
+		request.setAttribute(ClientIpResolver.PEER_ADDRESS_ATTRIBUTE, request.getRemoteAddr());
+		if (this.header != null) {
+			Enumeration<String> values = request.getHeaders(this.header);
+			if (values != null && values.hasMoreElements()) {
+				// The resolver reads no more than the last MAX_HOPS values.
+				ArrayDeque<String> recorded = new ArrayDeque<>();
+				while (values.hasMoreElements()) {
+					if (recorded.size() == ClientIpResolver.MAX_HOPS) {
+						recorded.removeFirst();
+					}
+					String value = values.nextElement();
+					recorded.addLast((value != null) ? value : "");
+				}
+				request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.copyOf(recorded));
+			}
+		}
+		getNext().invoke(request, response);
+	}
+
+	/**
+	 * Puts a valve first in the pipeline of the engine that holds a context, ahead of the valves
+	 * already there, whoever added them and in whatever order.
+	 * @param context the context
+	 * @param valve the valve
+	 * @return whether the engine was found
+	 */
+	static boolean installFirst(Context context, Valve valve) {
+		Container container = context;
+		while (container != null && !(container instanceof Engine)) {
+			container = container.getParent();
+		}
+		if (container == null) {
+			return false;
+		}
+		Pipeline pipeline = container.getPipeline();
+		Valve basic = pipeline.getBasic();
+		Valve[] present = pipeline.getValves();
+		for (Valve other : present) {
+			if (other != basic) {
+				pipeline.removeValve(other);
+			}
+		}
+		pipeline.addValve(valve);
+		for (Valve other : present) {
+			if (other != basic) {
+				pipeline.addValve(other);
+			}
+		}
+		return true;
+	}
+
+}

@@ -291,12 +291,12 @@ public final class ClientIpResolver {
 	}
 
 	private InetAddress walkForwarded(Deque<String> values, InetAddress peer) {
-		Deque<@Nullable String> nodes = new ArrayDeque<>();
+		Deque<String> nodes = new ArrayDeque<>();
 		for (String value : values) {
 			ForwardedElements.forNodes(value, nodes, MAX_HOPS);
 		}
 		InetAddress candidate = peer;
-		Iterator<@Nullable String> iterator = nodes.descendingIterator();
+		Iterator<String> iterator = nodes.descendingIterator();
 		while (iterator.hasNext()) {
 			InetAddress hop = ForwardedElements.parseNode(iterator.next());
 			if (hop == null) {

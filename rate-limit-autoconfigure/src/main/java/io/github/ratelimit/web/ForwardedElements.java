@@ -12,11 +12,14 @@ import org.jspecify.annotations.Nullable;
  * holds two elements, one per hop, each a {@code ;}-separated list of {@code name=value} pairs whose
  * value is a token or a quoted string; empty elements are ignored. Parsing is single-pass and linear in the header's length; no
  * input makes it throw. An element that is malformed, or has no (or more than one) {@code for}
- * parameter, yields {@code null}, which ends the walk like a malformed {@code X-Forwarded-For} hop.
+ * parameter, yields an unreadable node, which ends the walk like a malformed {@code X-Forwarded-For} hop.
  * Quoting is not required where RFC 7239 requires it ({@code for=[::1]} is read as
  * {@code for="[::1]"}); the node itself is parsed strictly.
  */
 final class ForwardedElements {
+
+	/** Stands for an element that cannot be read; not a valid node. */
+	private static final String UNREADABLE = "";
 
 	private ForwardedElements() {
 	}
@@ -25,11 +28,11 @@ final class ForwardedElements {
 	 * Appends the {@code for} value of each element of one header value to {@code nodes}, keeping
 	 * only the last {@code max}.
 	 * @param value one instance of the header
-	 * @param nodes receives each element's unquoted {@code for} value, {@code null} for an element
-	 * that cannot be read
+	 * @param nodes receives each element's unquoted {@code for} value, an empty string for an
+	 * element that cannot be read
 	 * @param max the most values kept
 	 */
-	static void forNodes(String value, Deque<@Nullable String> nodes, int max) {
+	static void forNodes(String value, Deque<String> nodes, int max) {
 		int length = value.length();
 		int i = 0;
 		while (i <= length) {
@@ -110,7 +113,7 @@ final class ForwardedElements {
 				if (nodes.size() == max) {
 					nodes.removeFirst();
 				}
-				nodes.addLast((malformed || !sawFor) ? null : node);
+				nodes.addLast((malformed || !sawFor || node == null) ? UNREADABLE : node);
 			}
 			i++;
 		}

@@ -9,8 +9,6 @@ import jakarta.servlet.ServletException;
 import org.apache.catalina.Container;
 import org.apache.catalina.Context;
 import org.apache.catalina.Engine;
-import org.apache.catalina.Pipeline;
-import org.apache.catalina.Valve;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
@@ -60,35 +58,17 @@ final class ConnectionPeerValve extends ValveBase {
 	}
 
 	/**
-	 * Puts a valve first in the pipeline of the engine that holds a context, ahead of the valves
-	 * already there, whoever added them and in whatever order.
+	 * Returns whether this valve is the first of the pipeline of the engine that holds a context, so
+	 * that no other valve of the engine ran before it.
 	 * @param context the context
-	 * @param valve the valve
-	 * @return whether the engine was found
+	 * @return {@code true} if it comes first
 	 */
-	static boolean installFirst(Context context, Valve valve) {
+	boolean isFirstIn(Context context) {
 		Container container = context;
 		while (container != null && !(container instanceof Engine)) {
 			container = container.getParent();
 		}
-		if (container == null) {
-			return false;
-		}
-		Pipeline pipeline = container.getPipeline();
-		Valve basic = pipeline.getBasic();
-		Valve[] present = pipeline.getValves();
-		for (Valve other : present) {
-			if (other != basic) {
-				pipeline.removeValve(other);
-			}
-		}
-		pipeline.addValve(valve);
-		for (Valve other : present) {
-			if (other != basic) {
-				pipeline.addValve(other);
-			}
-		}
-		return true;
+		return container != null && container.getPipeline().getFirst() == this;
 	}
 
 }

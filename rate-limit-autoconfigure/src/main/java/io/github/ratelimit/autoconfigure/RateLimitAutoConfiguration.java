@@ -2,10 +2,13 @@ package io.github.ratelimit.autoconfigure;
 
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
+import org.apache.catalina.Valve;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,7 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
-import org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory;
+import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -205,19 +208,26 @@ public final class RateLimitAutoConfiguration {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = { "org.apache.catalina.startup.Tomcat",
-			"org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory" })
+			"org.springframework.boot.tomcat.TomcatWebServerFactory" })
 	static class TomcatConfiguration {
 
 		@Bean
-		WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> rateLimitTomcatCustomizer(
+		WebServerFactoryCustomizer<TomcatWebServerFactory> rateLimitTomcatCustomizer(
 				ObjectProvider<ClientIpResolver> clientIpResolver, ForwardedHeadersCheck check) {
-			return (factory) -> factory.addContextCustomizers((context) -> {
+			return (factory) -> {
 				ClientIpResolver resolver = clientIpResolver.getObject();
-				String header = resolver.readsForwardingHeader() ? resolver.getHeader() : null;
-				if (ConnectionPeerValve.installFirst(context, new ConnectionPeerValve(header))) {
-					check.peerRecorded();
-				}
-			});
+				ConnectionPeerValve valve = new ConnectionPeerValve(
+						resolver.readsForwardingHeader() ? resolver.getHeader() : null);
+				// First of the engine's valves: customizers that run later can only append theirs.
+				List<Valve> valves = new ArrayList<>(factory.getEngineValves());
+				valves.add(0, valve);
+				factory.setEngineValves(valves);
+				factory.addContextCustomizers((context) -> {
+					if (valve.isFirstIn(context)) {
+						check.peerRecorded();
+					}
+				});
+			};
 		}
 
 	}

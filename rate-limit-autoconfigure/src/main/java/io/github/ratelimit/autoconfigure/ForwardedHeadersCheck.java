@@ -9,11 +9,11 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.cloud.CloudPlatform;
-import org.springframework.boot.web.server.WebServer;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.context.WebApplicationContext;
 
 import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.RateLimitConfigurationException;
@@ -89,26 +89,34 @@ final class ForwardedHeadersCheck implements SmartInitializingSingleton {
 
 	/**
 	 * Returns where the address is rewritten out of our reach, or {@code null} when there is no
-	 * container.
+	 * container at all.
 	 */
 	private @Nullable String where() {
-		return ClassUtils.isPresent(WEB_SERVER_CONTEXT, getClass().getClassLoader()) ? WebServers.where(this.context)
-				: null;
+		if (ClassUtils.isPresent(WEB_SERVER_CONTEXT, getClass().getClassLoader())) {
+			String embedded = WebServers.embedded(this.context);
+			if (embedded != null) {
+				return embedded;
+			}
+		}
+		// A WAR (Spring Boot 4 deploys it in a plain web application context) runs in a container it
+		// did not create; a mock servlet environment (MockMvc tests) in none.
+		if (this.context instanceof WebApplicationContext web && web.getServletContext() != null
+				&& !web.getServletContext().getClass().getName().startsWith("org.springframework.mock.")) {
+			return "a container outside this application (a WAR deployment)";
+		}
+		return null;
 	}
 
 	/** Kept apart so that the check loads without Spring Boot's web server module. */
 	private static final class WebServers {
 
-		static @Nullable String where(ApplicationContext context) {
-			if (!(context instanceof WebServerApplicationContext webServerContext)) {
-				return null;
+		static @Nullable String embedded(ApplicationContext context) {
+			if (context instanceof WebServerApplicationContext webServerContext
+					&& webServerContext.getWebServer() != null) {
+				return "this embedded server (" + webServerContext.getWebServer().getClass().getSimpleName()
+						+ "; only on embedded Tomcat can the limiter record the connection's peer first)";
 			}
-			WebServer webServer = webServerContext.getWebServer();
-			if (webServer == null) {
-				return "a container outside this application (a WAR deployment)";
-			}
-			return "this embedded server (" + webServer.getClass().getSimpleName()
-					+ "; only on embedded Tomcat can the limiter record the connection's peer first)";
+			return null;
 		}
 
 	}

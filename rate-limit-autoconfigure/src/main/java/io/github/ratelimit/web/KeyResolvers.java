@@ -223,7 +223,8 @@ public final class KeyResolvers {
 		}
 
 		/**
-		 * Returns the client IP, resolved as for {@code ip} keys.
+		 * Returns the client IP, resolved as for {@code ip} keys: an IPv6 client's network
+		 * ({@code 2001:db8:7:8::/64}) under the default {@code ipv6-prefix}.
 		 * @return the client IP
 		 */
 		public String getIp() {

@@ -41,7 +41,11 @@ final class ConnectionPeerValve extends ValveBase {
 		request.setAttribute(ClientIpResolver.PEER_ADDRESS_ATTRIBUTE, request.getRemoteAddr());
 		if (this.header != null) {
 			Enumeration<String> values = request.getHeaders(this.header);
-			if (values != null && values.hasMoreElements()) {
+			if (values == null || !values.hasMoreElements()) {
+				// Recorded as absent, so that a header a later valve adds is not taken as the client's.
+				request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.of());
+			}
+			else {
 				// The resolver reads no more than the last MAX_HOPS values.
 				ArrayDeque<String> recorded = new ArrayDeque<>();
 				while (values.hasMoreElements()) {

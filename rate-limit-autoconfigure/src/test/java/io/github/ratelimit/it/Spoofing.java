@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
 
+import io.github.ratelimit.testsupport.Http;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -148,6 +148,26 @@ class SampleApplicationTests {
 		assertThat(login("dave", "correct-horse").statusCode()).isEqualTo(200);
 	}
 
+	@Test
+	void quotesAreSoldInPlansTakenFromTheApiKey() throws Exception {
+		HttpResponse<String> free = get("/api/quotes", "X-Api-Key", "demo-free-key");
+		assertThat(free.statusCode()).isEqualTo(200);
+		assertThat(header(free, "RateLimit-Policy")).isEqualTo("\"quotes\";q=5;w=60");
+		HttpResponse<String> pro = get("/api/quotes", "X-Api-Key", "demo-pro-key");
+		assertThat(header(pro, "RateLimit-Policy")).isEqualTo("\"quotes\";q=100;w=60");
+		for (int i = 0; i < 8; i++) {
+			HttpResponse<String> internal = get("/api/quotes", "X-Api-Key", "internal-batch-key");
+			assertThat(internal.statusCode()).isEqualTo(200);
+			assertThat(internal.headers().firstValue("RateLimit")).as("exempt: no headers").isEmpty();
+		}
+	}
+
+	private HttpResponse<String> get(String path, String headerName, String headerValue)
+			throws IOException, InterruptedException {
+		HttpRequest request = HttpRequest.newBuilder(uri(path)).header(headerName, headerValue).GET().build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
 	private HttpResponse<String> get(String path) throws IOException, InterruptedException {
 		HttpRequest request = HttpRequest.newBuilder(uri(path)).GET().build();
 		return this.client.send(request, HttpResponse.BodyHandlers.ofString());

@@ -1,0 +1,45 @@
+package io.github.ratelimit.sample;
+
+import java.util.Map;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.web.KeyResolver;
+
+/**
+ * {@code GET /api/quotes}: an API sold in plans. The policy {@code quotes} in {@code application.yml}
+ * keys requests by API key and takes each key's plan from the bean {@code planOfApiKey}: a free key
+ * gets 5 requests a minute, a pro key 100. The plan comes from a lookup of the key (here a map; in an
+ * application, the customer database or a JWT claim), never from a header the client writes itself.
+ */
+@RestController
+class QuoteController {
+
+	@GetMapping(path = "/api/quotes", produces = MediaType.TEXT_PLAIN_VALUE)
+	String quote() {
+		return "Premature optimization is the root of all evil.";
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Plans {
+
+		/** Demo API keys and their plans; keys not listed are on the policy's own (free) limit. */
+		private static final Map<String, String> PLAN_BY_API_KEY = Map.of("demo-pro-key", "pro");
+
+		@Bean
+		KeyResolver planOfApiKey() {
+			return (HttpServletRequest request) -> {
+				String apiKey = request.getHeader("X-Api-Key");
+				return (apiKey != null) ? PLAN_BY_API_KEY.get(apiKey) : null;
+			};
+		}
+
+	}
+
+}

@@ -57,7 +57,8 @@ public final class RateLimitExemptions {
 	 */
 	public boolean isExempt(HttpServletRequest request) {
 		if (!this.ips.isEmpty() && this.clientIpResolver != null) {
-			InetAddress client = InetAddresses.parse(this.clientIpResolver.resolve(request));
+			// The client's own address, not the network its key is made of (an IPv6 client's /64).
+			InetAddress client = this.clientIpResolver.resolveAddress(request);
 			if (client != null) {
 				for (IpAddressRange range : this.ips) {
 					if (range.contains(client)) {

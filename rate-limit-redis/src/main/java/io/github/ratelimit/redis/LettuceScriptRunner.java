@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -59,6 +62,21 @@ final class LettuceScriptRunner implements ScriptRunner {
 	@Override
 	public void warmUp(Collection<LuaScript> scripts) {
 		connection().thenAccept((connection) -> scripts.forEach((script) -> connection.commands().scriptLoad(script.source())));
+	}
+
+	@Override
+	public @Nullable String node(byte[] key) {
+		CompletableFuture<Connection> current = this.connection.get();
+		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+			return null;
+		}
+		if (current.getNow(null).commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+			RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+			if (node != null && node.getUri() != null) {
+				return node.getUri().getHost() + ":" + node.getUri().getPort();
+			}
+		}
+		return null;
 	}
 
 	private static Object await(RedisFuture<Object> reply, long deadline) throws Exception {

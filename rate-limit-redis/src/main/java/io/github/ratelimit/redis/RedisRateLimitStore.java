@@ -4,7 +4,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -71,6 +78,17 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final long DENY_RETRY_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
 
+	/** How long start-up waits for the first answer: wrong credentials and a refused connection take milliseconds. */
+	private static final Duration START_UP_CHECK = Duration.ofSeconds(1);
+
+	/** How long start-up waits for the first answer with fail-fast: longer than a connect timeout on a slow network. */
+	private static final Duration FAIL_FAST_CHECK = Duration.ofSeconds(10);
+
+	private static final int MAX_NODES = 1024;
+
+	private static final String CREDENTIALS_ACTION = "set spring.data.redis.username and spring.data.redis.password "
+			+ "(or spring.data.redis.url) to a user that may run EVALSHA, EVAL and SCRIPT LOAD on the rate limiter's keys";
+
 	private final ScriptRunner runner;
 
 	private final LuaScripts scripts = LuaScripts.load();
@@ -83,7 +101,21 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final RateLimitStore localStore;
 
-	private final CircuitBreaker breaker;
+	private final int failureThreshold;
+
+	private final long probeIntervalNanos;
+
+	private final boolean failFast;
+
+	private final String endpoint;
+
+	private final RedisNode defaultNode;
+
+	private final ConcurrentMap<String, RedisNode> nodes = new ConcurrentHashMap<>();
+
+	private final ThrottledLog answeredLog = new ThrottledLog(Duration.ofMinutes(1).toNanos(), System::nanoTime);
+
+	private final CompletableFuture<@Nullable RedisError> startUpCheck;
 
 	private final boolean clustered;
 
@@ -100,10 +132,15 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.onFailure = builder.onFailure;
 		this.localStore = (builder.localStore != null) ? builder.localStore
 				: new CaffeineRateLimitStore(100_000, RateLimitClock.SYSTEM);
-		this.breaker = new CircuitBreaker(builder.failureThreshold, builder.probeInterval.toNanos(), System::nanoTime);
+		this.failureThreshold = builder.failureThreshold;
+		this.probeIntervalNanos = builder.probeInterval.toNanos();
+		this.failFast = builder.failFast;
+		this.endpoint = endpoint(builder.connectionFactory);
+		this.defaultNode = newNode(this.endpoint);
 		this.clustered = (builder.clustered != null) ? builder.clustered : isCluster(builder.connectionFactory);
 		this.nowMicros = builder.nowMicros;
 		runner.warmUp(this.scripts.all());
+		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
 	}
 
 	/**
@@ -207,7 +244,15 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * @return {@code true} unless Redis has been failing and the breaker is open (or probing)
 	 */
 	public boolean isAvailable() {
-		return this.breaker.state() == CircuitBreaker.State.CLOSED;
+		if (this.defaultNode.breaker().state() != CircuitBreaker.State.CLOSED) {
+			return false;
+		}
+		for (RedisNode node : this.nodes.values()) {
+			if (node.breaker().state() != CircuitBreaker.State.CLOSED) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -230,34 +275,150 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline) {
-		if (!this.breaker.tryPass()) {
+		byte[][] keys = keys(acquisitions);
+		RedisNode node = node(keys[0]);
+		if (!node.breaker().tryPass()) {
 			return fallback(acquisitions, op);
 		}
 		List<Long> reply;
 		try {
-			reply = this.runner.run(this.scripts.forAcquisitions(acquisitions), keys(acquisitions),
-					args(acquisitions, op), deadline);
+			reply = this.runner.run(this.scripts.forAcquisitions(acquisitions), keys, args(acquisitions, op), deadline);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}
-			this.errors.increment();
-			if (this.breaker.onFailure()) {
-				logger.warn("Redis rate limit store failed (" + describe(ex) + "); deciding on-failure="
-						+ this.onFailure.name().toLowerCase() + " without waiting for Redis until it answers again");
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug("Redis rate limit store failed; deciding on-failure=" + this.onFailure, ex);
-			}
+			onError(node, ex);
 			return fallback(acquisitions, op);
 		}
-		long outage = this.breaker.onSuccess();
-		if (outage >= 0) {
-			logger.info("Redis rate limit store answers again after " + Duration.ofNanos(outage).toMillis()
-					+ " ms; deciding with Redis");
-		}
+		onAnswer(node);
 		return decisions(acquisitions, reply);
+	}
+
+	private RedisNode node(byte[] key) {
+		String name = this.clustered ? this.runner.node(key) : null;
+		if (name == null) {
+			return this.defaultNode;
+		}
+		RedisNode node = this.nodes.get(name);
+		if (node == null) {
+			// Bounded: a cluster has a handful of masters; past the bound, the rest share the default node.
+			node = (this.nodes.size() < MAX_NODES) ? this.nodes.computeIfAbsent(name, this::newNode) : this.defaultNode;
+		}
+		return node;
+	}
+
+	private RedisNode newNode(String name) {
+		return new RedisNode(name,
+				new CircuitBreaker(this.failureThreshold, this.probeIntervalNanos, System::nanoTime));
+	}
+
+	private void onAnswer(RedisNode node) {
+		long outage = node.breaker().onSuccess();
+		if (outage >= 0) {
+			logger.info("Redis rate limit store: " + node.name() + " answers again after "
+					+ Duration.ofNanos(outage).toMillis() + " ms; deciding with Redis");
+		}
+	}
+
+	private void onError(RedisNode node, Exception ex) {
+		this.errors.increment();
+		node.countError();
+		RedisError error = RedisError.of(ex);
+		if (error.isCredentials()) {
+			long heldBack = this.answeredLog.tryLog(error.code());
+			if (heldBack >= 0) {
+				logger.error("Redis at " + node.name() + " refused the rate limiter (" + error.message() + "): "
+						+ CREDENTIALS_ACTION + heldBack(heldBack));
+			}
+		}
+		if (!error.kind().isOutage()) {
+			// Redis answered: it is up, only this call failed. on-failure decides it; the breaker stays closed.
+			onAnswer(node);
+			long heldBack = error.isCredentials() ? -1 : this.answeredLog.tryLog(error.code());
+			if (heldBack >= 0) {
+				logger.warn("Redis at " + node.name() + " answered a rate limit call with an error (" + error.message()
+						+ "); that call was decided by on-failure=" + onFailureName()
+						+ " (Redis is up: the breaker stays closed)" + heldBack(heldBack));
+			}
+			return;
+		}
+		if (node.breaker().onFailure()) {
+			logger.warn("Redis rate limit store: " + node.name() + " failed (" + error.message() + "); deciding on-failure="
+					+ onFailureName() + " for its keys without waiting for Redis until it answers again");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Redis rate limit store: " + node.name() + " failed; deciding on-failure=" + onFailureName(), ex);
+		}
+	}
+
+	private String onFailureName() {
+		return this.onFailure.name().toLowerCase(Locale.ROOT);
+	}
+
+	private static String heldBack(long heldBack) {
+		return "; logged at most once a minute per kind" + ((heldBack > 0) ? ", " + heldBack + " more since the last line" : "");
+	}
+
+	/**
+	 * One call at start-up, in the background, that connects and runs a script reading (not changing) one
+	 * key: wrong credentials, a missing permission or an unreachable Redis are logged before any request.
+	 */
+	private CompletableFuture<@Nullable RedisError> checkAtStartUp(Duration wait) {
+		CompletableFuture<@Nullable RedisError> result = new CompletableFuture<>();
+		Acquisition probe = new Acquisition("start-up-check", Limit.builder().limit(1).period(Duration.ofSeconds(1)).build(),
+				"", 1);
+		Thread thread = new Thread(() -> {
+			try {
+				this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
+						args(List.of(probe), PEEK), System.nanoTime() + wait.toNanos());
+				result.complete(null);
+			}
+			catch (Exception ex) {
+				RedisError error = RedisError.of(ex);
+				if (error.isCredentials()) {
+					logger.error("Redis at " + this.endpoint + " refused the rate limiter's credentials or permissions at start-up ("
+							+ error.message() + "): " + CREDENTIALS_ACTION + ". Until then on-failure=" + onFailureName()
+							+ " decides every request");
+				}
+				else {
+					logger.warn("Redis at " + this.endpoint + " did not answer the rate limiter at start-up ("
+							+ error.message() + "); until it does, on-failure=" + onFailureName()
+							+ " decides. rate-limit.store.redis.fail-fast=true fails the start-up instead");
+				}
+				result.complete(error);
+			}
+		}, "rate-limit-redis-start-up-check");
+		thread.setDaemon(true);
+		thread.start();
+		return result;
+	}
+
+	/**
+	 * Waits for the start-up check (at most a second; ten with fail-fast).
+	 * @throws IllegalStateException with fail-fast, when Redis refused or did not answer
+	 */
+	private void awaitStartUpCheck() {
+		RedisError error;
+		try {
+			error = this.startUpCheck.get((this.failFast ? FAIL_FAST_CHECK : START_UP_CHECK).toMillis() + 500,
+					TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			error = new RedisError(RedisError.Kind.UNREACHABLE, "TIMEOUT", "no answer in " + FAIL_FAST_CHECK.toSeconds() + " s");
+		}
+		if (error != null && this.failFast) {
+			close();
+			throw new IllegalStateException("Redis at " + this.endpoint
+					+ (error.isCredentials() ? " refused the rate limiter's credentials (" + error.message() + "); "
+							+ CREDENTIALS_ACTION
+							: " did not answer the rate limiter (" + error.message() + "); start Redis or correct "
+									+ "spring.data.redis.host, port or cluster.nodes"));
+		}
 	}
 
 	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op) {
@@ -364,12 +525,37 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return value.getBytes(StandardCharsets.US_ASCII);
 	}
 
-	private static String describe(Throwable ex) {
-		Throwable root = ex;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
+	/**
+	 * Says where the factory connects, for log lines: {@code host:port}, the cluster's seed nodes, or the
+	 * Sentinel master.
+	 */
+	private static String endpoint(RedisConnectionFactory factory) {
+		try {
+			if (isLettuce(factory)) {
+				LettuceConnectionFactory lettuce = (LettuceConnectionFactory) factory;
+				if (lettuce.isClusterAware()) {
+					return "cluster " + lettuce.getClusterConfiguration().getClusterNodes();
+				}
+				if (lettuce.isRedisSentinelAware()) {
+					return "sentinel master " + lettuce.getSentinelConfiguration().getMaster().getName();
+				}
+				return lettuce.getHostName() + ":" + lettuce.getPort();
+			}
+			if (ClassUtils.isPresent("redis.clients.jedis.Jedis", RedisRateLimitStore.class.getClassLoader())
+					&& factory instanceof JedisConnectionFactory jedis) {
+				if (jedis.isRedisClusterAware()) {
+					return "cluster " + jedis.getClusterConfiguration().getClusterNodes();
+				}
+				if (jedis.isRedisSentinelAware()) {
+					return "sentinel master " + jedis.getSentinelConfiguration().getMaster().getName();
+				}
+				return jedis.getHostName() + ":" + jedis.getPort();
+			}
 		}
-		return (root == ex) ? String.valueOf(ex) : ex + ", caused by " + root;
+		catch (RuntimeException ex) {
+			// fall through: a name for log lines only
+		}
+		return "redis";
 	}
 
 	private static boolean isLettuce(RedisConnectionFactory factory) {
@@ -411,6 +597,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		private @Nullable Boolean clustered;
 
 		private int threads = 64;
+
+		private boolean failFast;
 
 		private @Nullable LongSupplier nowMicros;
 
@@ -494,6 +682,18 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 
 		/**
+		 * Makes {@link #build()} fail when Redis refuses the credentials or does not answer within 10 s (off
+		 * when not called: such an answer is logged, as an ERROR for credentials, and on-failure decides until
+		 * Redis answers).
+		 * @param failFast {@code true} to fail
+		 * @return this builder
+		 */
+		public Builder failFast(boolean failFast) {
+			this.failFast = failFast;
+			return this;
+		}
+
+		/**
 		 * Replaces the server's {@code TIME} with a clock of the caller's, for tests only.
 		 * @param nowMicros epoch microseconds
 		 * @return this builder
@@ -505,8 +705,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/**
 		 * Builds the store.
+		 * After at most a second (ten with {@link #failFast(boolean)}), whether or not Redis answered a first
+		 * call that connects and reads one key; wrong credentials are then logged as an ERROR.
 		 * @return the store
 		 * @throws IllegalArgumentException saying which value is wrong
+		 * @throws IllegalStateException with fail-fast, when Redis refused the credentials or did not answer
 		 */
 		public RedisRateLimitStore build() {
 			if (this.timeout.isNegative() || this.timeout.isZero()) {
@@ -524,7 +727,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			ScriptRunner runner = isLettuce(this.connectionFactory)
 					? new LettuceScriptRunner((LettuceConnectionFactory) this.connectionFactory)
 					: new ConnectionScriptRunner(this.connectionFactory, this.threads);
-			return new RedisRateLimitStore(this, runner);
+			RedisRateLimitStore store = new RedisRateLimitStore(this, runner);
+			store.awaitStartUpCheck();
+			return store;
 		}
 	}
 }

@@ -4,6 +4,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Runs a script with {@code EVALSHA}, loading it with {@code EVAL} when the server answers
  * {@code NOSCRIPT} (after a restart, a fail-over or {@code SCRIPT FLUSH}), and waits for the answer
@@ -29,6 +31,15 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param scripts the scripts to load
 	 */
 	void warmUp(Collection<LuaScript> scripts);
+
+	/**
+	 * Names the node that serves a key, where the client tells (Lettuce on Redis Cluster).
+	 * @param key a Redis key
+	 * @return {@code host:port} of the master of the key's slot, or {@code null} when not known
+	 */
+	default @Nullable String node(byte[] key) {
+		return null;
+	}
 
 	@Override
 	void close();

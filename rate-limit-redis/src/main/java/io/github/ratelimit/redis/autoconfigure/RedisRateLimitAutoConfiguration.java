@@ -67,6 +67,7 @@ public final class RedisRateLimitAutoConfiguration {
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(properties.getTimeout())
 			.onFailure(properties.getOnFailure())
+			.failFast(properties.isFailFast())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
 			long maximumSize = Binder.get(environment)
@@ -79,7 +80,15 @@ public final class RedisRateLimitAutoConfiguration {
 			}
 			builder.localStore(new CaffeineRateLimitStore(maximumSize, clock.getIfAvailable(() -> RateLimitClock.SYSTEM)));
 		}
-		return builder.build();
+		try {
+			return builder.build();
+		}
+		catch (IllegalStateException ex) {
+			// Only fail-fast throws here: Redis refused the credentials or did not answer.
+			throw new RateLimitConfigurationException(PREFIX + ".fail-fast", ex.getMessage(),
+					"Correct spring.data.redis.* (or start Redis), or set " + PREFIX
+							+ ".fail-fast=false to start anyway with on-failure deciding until Redis answers");
+		}
 	}
 
 	private static void positive(Duration duration, String property, String example) {

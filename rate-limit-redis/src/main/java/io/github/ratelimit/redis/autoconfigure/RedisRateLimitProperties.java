@@ -31,6 +31,12 @@ public class RedisRateLimitProperties {
 	private OnFailure onFailure = OnFailure.ALLOW;
 
 	/**
+	 * Whether wrong credentials or an unreachable Redis (no answer within 10 s) fail the start-up instead
+	 * of being logged while on-failure decides until Redis answers.
+	 */
+	private boolean failFast = false;
+
+	/**
 	 * The breaker that stops waiting for a Redis that keeps failing.
 	 */
 	private final Breaker breaker = new Breaker();
@@ -57,6 +63,14 @@ public class RedisRateLimitProperties {
 
 	public void setOnFailure(OnFailure onFailure) {
 		this.onFailure = onFailure;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
 	}
 
 	public Breaker getBreaker() {

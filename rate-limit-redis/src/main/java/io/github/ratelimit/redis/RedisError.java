@@ -62,7 +62,7 @@ record RedisError(Kind kind, String code, String message) {
 	static RedisError of(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = (cause.getCause() == cause) ? null : cause.getCause()) {
 			if (cause instanceof TimeoutException) {
-				return new RedisError(Kind.UNREACHABLE, "TIMEOUT", String.valueOf(cause.getMessage()));
+				return new RedisError(Kind.UNREACHABLE, "TIMEOUT", "no answer within the timeout");
 			}
 			String message = cause.getMessage();
 			String code = code(message);

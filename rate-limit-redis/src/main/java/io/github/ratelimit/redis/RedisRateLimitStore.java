@@ -316,7 +316,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private void onAnswer(RedisNode node) {
 		long outage = node.breaker().onSuccess();
 		if (outage >= 0) {
-			logger.info("Redis rate limit store: " + node.name() + " answers again after "
+			logger.info("Redis rate limit store answers again on " + node.name() + " after "
 					+ Duration.ofNanos(outage).toMillis() + " ms; deciding with Redis");
 		}
 	}
@@ -344,11 +344,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			return;
 		}
 		if (node.breaker().onFailure()) {
-			logger.warn("Redis rate limit store: " + node.name() + " failed (" + error.message() + "); deciding on-failure="
+			logger.warn("Redis rate limit store failed on " + node.name() + " (" + error.message() + "); deciding on-failure="
 					+ onFailureName() + " for its keys without waiting for Redis until it answers again");
 		}
 		else if (logger.isDebugEnabled()) {
-			logger.debug("Redis rate limit store: " + node.name() + " failed; deciding on-failure=" + onFailureName(), ex);
+			logger.debug("Redis rate limit store failed on " + node.name() + "; deciding on-failure=" + onFailureName(), ex);
 		}
 	}
 

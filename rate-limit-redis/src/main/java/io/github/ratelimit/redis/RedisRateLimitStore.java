@@ -9,10 +9,12 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -55,11 +57,21 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * a concurrent request may briefly see them taken (and be rejected), never wrongly allowed.
  * <p>
  * <b>Failure.</b> A decision waits for Redis at most {@code timeout}; when Redis fails or is late,
- * {@link OnFailure} decides (allow, deny, or an in-process store). After {@code failureThreshold}
- * failures in a row a breaker opens: requests stop paying the timeout and are decided by
- * {@code OnFailure} at once, while one request per {@code probeInterval} tries Redis again; its
- * success closes the breaker. Each transition is logged once (WARN when opening, INFO when closing).
+ * {@link OnFailure} decides (allow, deny, or an in-process store). Each node (the server; on Redis
+ * Cluster with Lettuce, each master) has its own breaker: after {@code failureThreshold} outages in a
+ * row on a node (no answer, or an answer meaning it serves nothing: {@code CLUSTERDOWN},
+ * {@code LOADING}, {@code BUSY}, {@code MASTERDOWN}, {@code READONLY}, wrong credentials) its breaker
+ * opens: requests for its keys stop paying the timeout and are decided by {@code OnFailure} at once,
+ * while one request per {@code probeInterval} tries it again; its success closes the breaker. Other
+ * errors Redis answers (OOM, a script error, {@code NOPERM} on a key) fail that call only: it is
+ * decided by {@code OnFailure}, the breaker stays closed, and each kind is logged at most once a
+ * minute. Each transition is logged once per node (WARN when opening, INFO when closing).
  * {@link #errors()} counts Redis failures, {@link #fallbacks()} the decisions {@code OnFailure} made.
+ * <p>
+ * <b>Start-up.</b> {@link Builder#build()} waits (at most a second) for one call that connects and
+ * reads a key: refused credentials are logged as an ERROR naming {@code spring.data.redis.username}
+ * and {@code password}, an unreachable Redis as a WARN; with {@link Builder#failFast(boolean)} both
+ * fail the build.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -112,6 +124,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private final RedisNode defaultNode;
 
 	private final ConcurrentMap<String, RedisNode> nodes = new ConcurrentHashMap<>();
+
+	private final List<Consumer<String>> nodeListeners = new CopyOnWriteArrayList<>();
 
 	private final ThrottledLog answeredLog = new ThrottledLog(Duration.ofMinutes(1).toNanos(), System::nanoTime);
 
@@ -240,8 +254,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
-	 * Returns whether the breaker lets requests reach Redis.
-	 * @return {@code true} unless Redis has been failing and the breaker is open (or probing)
+	 * Returns whether the breakers let requests reach Redis.
+	 * @return {@code true} unless Redis (on a cluster, one of its masters) has been failing and its breaker
+	 * is open (or probing)
 	 */
 	public boolean isAvailable() {
 		if (this.defaultNode.breaker().state() != CircuitBreaker.State.CLOSED) {
@@ -253,6 +268,43 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Calls a listener with the name of every Redis node the store has sent calls to, now and as it meets
+	 * more (on Redis Cluster with Lettuce, each master; otherwise the one endpoint), e.g. to register
+	 * metrics per node.
+	 * @param listener called with {@code host:port} (or a description of the endpoint), on the thread
+	 * that meets the node
+	 */
+	public void onNode(Consumer<String> listener) {
+		this.nodeListeners.add(listener);
+		listener.accept(this.defaultNode.name());
+		this.nodes.keySet().forEach(listener);
+	}
+
+	/**
+	 * Returns how many calls to one node failed since start.
+	 * @param node a name given to an {@link #onNode(Consumer)} listener
+	 * @return the count, 0 for a node the store does not know
+	 */
+	public long errors(String node) {
+		RedisNode found = found(node);
+		return (found != null) ? found.errors() : 0;
+	}
+
+	/**
+	 * Returns whether one node's breaker lets requests for its keys reach it.
+	 * @param node a name given to an {@link #onNode(Consumer)} listener
+	 * @return {@code false} while that node has been failing and its breaker is open (or probing)
+	 */
+	public boolean isAvailable(String node) {
+		RedisNode found = found(node);
+		return found == null || found.breaker().state() == CircuitBreaker.State.CLOSED;
+	}
+
+	private @Nullable RedisNode found(String node) {
+		return this.defaultNode.name().equals(node) ? this.defaultNode : this.nodes.get(node);
 	}
 
 	/**
@@ -301,11 +353,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			return this.defaultNode;
 		}
 		RedisNode node = this.nodes.get(name);
-		if (node == null) {
-			// Bounded: a cluster has a handful of masters; past the bound, the rest share the default node.
-			node = (this.nodes.size() < MAX_NODES) ? this.nodes.computeIfAbsent(name, this::newNode) : this.defaultNode;
+		if (node != null) {
+			return node;
 		}
-		return node;
+		if (this.nodes.size() >= MAX_NODES) {
+			// Bounded: a cluster has a handful of masters; past the bound, the rest share the default node.
+			return this.defaultNode;
+		}
+		RedisNode created = newNode(name);
+		node = this.nodes.putIfAbsent(name, created);
+		if (node != null) {
+			return node;
+		}
+		this.nodeListeners.forEach((listener) -> listener.accept(name));
+		return created;
 	}
 
 	private RedisNode newNode(String name) {

@@ -71,7 +71,7 @@ class RedisAnsweredErrorTests {
 		assertThat(output).containsOnlyOnce("answered a rate limit call with an error (OOM")
 			.contains("on-failure=deny")
 			.doesNotContain("Redis rate limit store failed")
-			.doesNotContain("answers again");
+			.doesNotContain("answers again on");
 
 		// Memory back: Redis decides again, exactly.
 		redis.commands().configSet("maxmemory", "0");

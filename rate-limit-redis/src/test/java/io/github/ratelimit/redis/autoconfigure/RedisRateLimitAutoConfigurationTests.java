@@ -150,7 +150,8 @@ class RedisRateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues("rate-limit.store.type=redis").run((context) -> {
 			SimpleMeterRegistry registry = new SimpleMeterRegistry();
 			context.getBean(MeterBinder.class).bindTo(registry);
-			assertThat(registry.get("ratelimit.store.errors").functionCounter().count()).isZero();
+			assertThat(registry.get("ratelimit.store.errors").tag("node", "localhost:1").functionCounter().count()).isZero();
+			assertThat(registry.get("ratelimit.store.available").tag("node", "localhost:1").gauge().value()).isEqualTo(1);
 			assertThat(registry.get("ratelimit.store.fallbacks").functionCounter().count()).isZero();
 		});
 	}

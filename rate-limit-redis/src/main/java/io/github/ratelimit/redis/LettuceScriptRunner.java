@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
@@ -44,18 +45,20 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception {
+	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
 		RedisFuture<Object> reply = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
 		try {
-			return ScriptRunner.integers(await(reply, deadline));
+			return ScriptRunner.integers(await(reply, deadline, lateReply));
 		}
 		catch (ExecutionException ex) {
 			if (!ScriptRunner.isNoScript(ex)) {
 				throw ex;
 			}
 			// EVAL runs the script and caches it, so the next EVALSHA finds it.
-			return ScriptRunner.integers(await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline));
+			return ScriptRunner.integers(
+					await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline, lateReply));
 		}
 	}
 
@@ -79,13 +82,30 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return null;
 	}
 
-	private static Object await(RedisFuture<Object> reply, long deadline) throws Exception {
+	private static Object await(RedisFuture<Object> reply, long deadline, @Nullable Consumer<List<Long>> lateReply)
+			throws Exception {
 		try {
 			return reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException | InterruptedException ex) {
-			// A cancelled command that is still queued (Redis away) is never sent.
-			reply.cancel(false);
+			if (lateReply != null) {
+				// Not cancelled: a command Redis runs later must be seen (its script deadline makes it change
+				// nothing, or its reply shows what to give back).
+				reply.whenComplete((value, failure) -> {
+					if (failure == null) {
+						try {
+							lateReply.accept(ScriptRunner.integers(value));
+						}
+						catch (RuntimeException ignored) {
+							// an odd reply: nothing to give back
+						}
+					}
+				});
+			}
+			else {
+				// A cancelled command that is still queued (Redis away) is never sent.
+				reply.cancel(false);
+			}
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}

@@ -4,7 +4,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One Redis endpoint as the store sees it (the server, or one Cluster master): its own breaker, so
- * that a dead master opens the breaker of its keys only, and its own error count. Thread-safe.
+ * that a dead master opens the breaker of its keys only, its own error count, and what the store
+ * knows of its clock. Thread-safe.
  */
 final class RedisNode {
 
@@ -13,6 +14,8 @@ final class RedisNode {
 	private final CircuitBreaker breaker;
 
 	private final LongAdder errors = new LongAdder();
+
+	private final ServerClock clock = new ServerClock();
 
 	RedisNode(String name, CircuitBreaker breaker) {
 		this.name = name;
@@ -29,6 +32,10 @@ final class RedisNode {
 
 	CircuitBreaker breaker() {
 		return this.breaker;
+	}
+
+	ServerClock clock() {
+		return this.clock;
 	}
 
 	long errors() {

@@ -7,10 +7,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
@@ -88,6 +91,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final byte[] SERVER_TIME = new byte[0];
 
+	private static final byte[] NO_DEADLINE = new byte[0];
+
 	private static final long DENY_RETRY_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
 
 	/** How long start-up waits for the first answer: wrong credentials and a refused connection take milliseconds. */
@@ -138,6 +143,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	private final LongAdder errors = new LongAdder();
 
 	private final LongAdder fallbacks = new LongAdder();
+
+	private final LongAdder lateReplies = new LongAdder();
+
+	/** Gives back what late replies took: one thread, a bounded queue (an outage must not pile up work). */
+	private final ThreadPoolExecutor compensator = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
+			new ArrayBlockingQueue<>(4096), (runnable) -> {
+				Thread thread = new Thread(runnable, "rate-limit-redis-give-back");
+				thread.setDaemon(true);
+				return thread;
+			});
 
 	private RedisRateLimitStore(Builder builder, ScriptRunner runner) {
 		this.runner = runner;
@@ -197,7 +212,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			this.localStore.reset(limitId, key);
 		}
 		try {
-			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], deadline());
+			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], deadline(), null);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
@@ -317,8 +332,24 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return new String(this.keys.key(limitId, key), StandardCharsets.UTF_8);
 	}
 
+	/**
+	 * Returns how many replies came after their decision was made by on-failure, with tokens taken,
+	 * and were given back.
+	 * @return the count
+	 */
+	long lateReplies() {
+		return this.lateReplies.sum();
+	}
+
 	@Override
 	public void close() {
+		this.compensator.shutdown();
+		try {
+			this.compensator.awaitTermination(this.timeoutNanos * 2, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 		this.runner.close();
 	}
 
@@ -332,9 +363,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		if (!node.breaker().tryPass()) {
 			return fallback(acquisitions, op);
 		}
+		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
+		// tokens taken anyway is given back. A late release or peek is harmless.
+		boolean acquire = op == ACQUIRE;
+		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
+		LuaScript script = this.scripts.forAcquisitions(acquisitions);
 		List<Long> reply;
 		try {
-			reply = this.runner.run(this.scripts.forAcquisitions(acquisitions), keys, args(acquisitions, op), deadline);
+			long sent = System.nanoTime();
+			reply = this.runner.run(script, keys, args(acquisitions, op, serverDeadline), deadline,
+					acquire ? (late) -> giveBack(node, script, keys, acquisitions, late) : null);
+			learnClock(node, sent, reply);
+			if (isPastDeadline(reply)) {
+				throw new TimeoutException("Redis ran the call after its deadline");
+			}
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
@@ -345,6 +387,51 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 		onAnswer(node);
 		return decisions(acquisitions, reply);
+	}
+
+	private void learnClock(RedisNode node, long sentNanos, List<Long> reply) {
+		if (this.nowMicros == null && !reply.isEmpty()) {
+			node.clock().record(sentNanos, System.nanoTime(), reply.get(reply.size() - 1));
+		}
+	}
+
+	private static boolean isPastDeadline(List<Long> reply) {
+		return reply.size() == 2 && reply.get(0) == -1;
+	}
+
+	/**
+	 * A reply that came after the caller gave up (and on-failure decided): when the script ran before its
+	 * deadline and took tokens, give them back, so that Redis keeps only what answered requests spent.
+	 * Runs on the client's thread: the release is queued for the compensation thread.
+	 */
+	private void giveBack(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
+			List<Long> reply) {
+		if (isPastDeadline(reply) || reply.size() != 6 * acquisitions.size() + 1) {
+			return;
+		}
+		if (reply.get(0) != 1) {
+			// All or nothing: the first rejected means every one was (and nothing is held).
+			return;
+		}
+		this.lateReplies.increment();
+		try {
+			this.compensator.execute(() -> {
+				try {
+					this.runner.run(script, keys, args(acquisitions, RELEASE, ServerClock.NONE),
+							System.nanoTime() + this.timeoutNanos, null);
+				}
+				catch (Exception ex) {
+					if (ex instanceof InterruptedException) {
+						Thread.currentThread().interrupt();
+					}
+					logger.debug("Redis rate limit store could not give back tokens a late reply from " + node.name()
+							+ " took", ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			logger.debug("Redis rate limit store: too many late replies to give back, one dropped");
+		}
 	}
 
 	private RedisNode node(byte[] key) {
@@ -431,8 +518,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 				"", 1);
 		Thread thread = new Thread(() -> {
 			try {
-				this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
-						args(List.of(probe), PEEK), System.nanoTime() + wait.toNanos());
+				long sent = System.nanoTime();
+				List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
+						args(List.of(probe), PEEK, ServerClock.NONE), sent + wait.toNanos(), null);
+				learnClock(node(keys(List.of(probe))[0]), sent, reply);
 				result.complete(null);
 			}
 			catch (Exception ex) {
@@ -518,11 +607,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return keys;
 	}
 
-	private byte[][] args(List<Acquisition> acquisitions, byte[] op) {
-		byte[][] args = new byte[2 + 7 * acquisitions.size()][];
+	private byte[][] args(List<Acquisition> acquisitions, byte[] op, long serverDeadline) {
+		byte[][] args = new byte[3 + 7 * acquisitions.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
 		args[1] = (op == PEEK) ? RELEASE : op;
-		int i = 2;
+		args[2] = (serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline);
+		int i = 3;
 		for (Acquisition acquisition : acquisitions) {
 			Limit limit = acquisition.limit();
 			args[i++] = bytes(limit.algorithm().id());
@@ -537,7 +627,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private static List<Decision> decisions(List<Acquisition> acquisitions, List<Long> reply) {
-		if (reply.size() != 6 * acquisitions.size()) {
+		if (reply.size() != 6 * acquisitions.size() + 1) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());

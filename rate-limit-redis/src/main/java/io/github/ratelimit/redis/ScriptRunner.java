@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,11 +20,14 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param keys its {@code KEYS}
 	 * @param args its {@code ARGV}
 	 * @param deadline a {@link System#nanoTime()} value; the call gives up then
+	 * @param lateReply when not {@code null} and the call gave up (timeout) after sending the command,
+	 * receives the reply should it come later (on a client thread: it must not block)
 	 * @return the integers
 	 * @throws TimeoutException when the deadline passes first
 	 * @throws Exception when Redis fails or refuses
 	 */
-	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception;
+	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception;
 
 	/**
 	 * Connects and loads the scripts in the background, so that the first decisions need not wait

@@ -3,10 +3,14 @@
 -- ARGV[1]: the time in epoch microseconds, or '' for the server's TIME (production).
 -- ARGV[2]: 'acquire' (all or nothing: when one is rejected the others are given back, in the
 --          same way as RateLimitStore#tryAcquireAll) or 'release'.
+-- ARGV[3]: a deadline in the server's time (epoch microseconds), or '' for none: the client gives
+--          up then and decides without Redis, so a call that runs later (Redis paused, busy,
+--          the command queued) changes nothing and returns { -1, now }.
 -- Then per acquisition, 7 values: algorithm, cost, max wait (us), limit, period (us),
 --          burst, emission interval (us).
 -- Returns 6 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
---          and nanoseconds to add to retry-after.
+--          and nanoseconds to add to retry-after; then the time the script read (epoch
+--          microseconds), from which the client learns the server's clock.
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
@@ -16,10 +20,14 @@ else
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 local op = ARGV[2]
+local deadline = tonumber(ARGV[3])
+if deadline and now > deadline then
+  return { -1, now }
+end
 
 local acquisitions = {}
 for i = 1, #KEYS do
-  local at = 2 + (i - 1) * 7
+  local at = 3 + (i - 1) * 7
   local algorithm = ALGORITHMS[ARGV[at + 1]]
   if not algorithm then
     return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[at + 1]))
@@ -52,9 +60,11 @@ if rejected then
   end
 end
 
--- One acquisition (the common case): its decision is already the reply.
+-- One acquisition (the common case): its decision is already the reply, but for the time.
 if #decisions == 1 then
-  return decisions[1]
+  local reply = decisions[1]
+  reply[#reply + 1] = now
+  return reply
 end
 local reply = {}
 for _, d in ipairs(decisions) do
@@ -62,4 +72,5 @@ for _, d in ipairs(decisions) do
     reply[#reply + 1] = v
   end
 end
+reply[#reply + 1] = now
 return reply

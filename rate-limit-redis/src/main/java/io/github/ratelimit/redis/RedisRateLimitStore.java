@@ -146,6 +146,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final LongAdder lateReplies = new LongAdder();
 
+	private final LongAdder cachedRejections = new LongAdder();
+
+	private final RejectionCache rejections;
+
 	/** Gives back what late replies took: one thread, a bounded queue (an outage must not pile up work). */
 	private final ThreadPoolExecutor compensator = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
 			new ArrayBlockingQueue<>(4096), (runnable) -> {
@@ -168,6 +172,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.defaultNode = newNode(this.endpoint);
 		this.clustered = (builder.clustered != null) ? builder.clustered : isCluster(builder.connectionFactory);
 		this.nowMicros = builder.nowMicros;
+		// A test's clock jumps; the cache counts real time: no cache then.
+		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		runner.warmUp(this.scripts.all());
 		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
 	}
@@ -190,6 +196,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	@Override
 	public Decision release(Acquisition acquisition) {
+		this.rejections.drop(acquisition.limitId(), acquisition.key());
 		return decide(List.of(acquisition), RELEASE, deadline()).get(0);
 	}
 
@@ -208,6 +215,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	@Override
 	public void reset(String limitId, String key) {
+		this.rejections.drop(limitId, key);
 		if (this.onFailure == OnFailure.LOCAL) {
 			this.localStore.reset(limitId, key);
 		}
@@ -341,6 +349,15 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return this.lateReplies.sum();
 	}
 
+	/**
+	 * Returns how many rejections were answered from the in-process cache of rejections Redis made, without
+	 * a call to Redis.
+	 * @return the count
+	 */
+	public long cachedRejections() {
+		return this.cachedRejections.sum();
+	}
+
 	@Override
 	public void close() {
 		this.compensator.shutdown();
@@ -358,6 +375,14 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline) {
+		boolean cacheable = op == ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0));
+		if (cacheable) {
+			Decision cached = this.rejections.find(acquisitions.get(0), System.nanoTime());
+			if (cached != null) {
+				this.cachedRejections.increment();
+				return List.of(cached);
+			}
+		}
 		byte[][] keys = keys(acquisitions);
 		RedisNode node = node(keys[0]);
 		if (!node.breaker().tryPass()) {
@@ -369,8 +394,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
 		LuaScript script = this.scripts.forAcquisitions(acquisitions);
 		List<Long> reply;
+		long sent = System.nanoTime();
 		try {
-			long sent = System.nanoTime();
 			reply = this.runner.run(script, keys, args(acquisitions, op, serverDeadline), deadline,
 					acquire ? (late) -> giveBack(node, script, keys, acquisitions, late) : null);
 			learnClock(node, sent, reply);
@@ -386,7 +411,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			return fallback(acquisitions, op);
 		}
 		onAnswer(node);
-		return decisions(acquisitions, reply);
+		List<Decision> decisions = decisions(acquisitions, reply);
+		if (cacheable && !decisions.get(0).isAllowed()) {
+			this.rejections.put(acquisitions.get(0), decisions.get(0), sent);
+		}
+		return decisions;
 	}
 
 	private void learnClock(RedisNode node, long sentNanos, List<Long> reply) {
@@ -751,6 +780,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private boolean failFast;
 
+		private Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
+
 		private @Nullable LongSupplier nowMicros;
 
 		private Builder(RedisConnectionFactory connectionFactory) {
@@ -833,6 +864,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 
 		/**
+		 * Sets the longest a rejection Redis answered is kept in process (1 s when not called; zero keeps
+		 * none). While kept, requests for that key of the same limit and at least that cost are rejected
+		 * without calling Redis, until the Retry-After Redis gave; a release or reset through this store
+		 * drops it at once, one on another instance is seen within this age.
+		 * @param maxAge zero or positive
+		 * @return this builder
+		 */
+		public Builder rejectionCache(Duration maxAge) {
+			this.rejectionCacheMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+			return this;
+		}
+
+		/**
 		 * Makes {@link #build()} fail when Redis refuses the credentials or does not answer within 10 s (off
 		 * when not called: such an answer is logged, as an ERROR for credentials, and on-failure decides until
 		 * Redis answers).
@@ -871,6 +915,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			}
 			if (this.probeInterval.isNegative() || this.probeInterval.isZero()) {
 				throw new IllegalArgumentException("probeInterval must be positive, was " + this.probeInterval);
+			}
+			if (this.rejectionCacheMaxAge.isNegative()) {
+				throw new IllegalArgumentException("rejection cache max age must be zero or positive, was "
+						+ this.rejectionCacheMaxAge);
 			}
 			if (this.threads < 1) {
 				throw new IllegalArgumentException("threads must be positive, was " + this.threads);

@@ -65,11 +65,17 @@ public final class RedisRateLimitAutoConfiguration {
 					"failure-threshold must be at least 1, was " + properties.getBreaker().getFailureThreshold(),
 					"Set how many failed Redis calls in a row open the breaker, e.g. 3");
 		}
+		if (properties.getRejectionCache() == null || properties.getRejectionCache().isNegative()) {
+			throw new RateLimitConfigurationException(PREFIX + ".rejection-cache",
+					"rejection-cache must be zero or positive, was " + properties.getRejectionCache(),
+					"Set how long a rejection Redis answered is kept in process, e.g. 1s (0 keeps none)");
+		}
 		RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(factory)
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(properties.getTimeout())
 			.onFailure(properties.getOnFailure())
 			.failFast(properties.isFailFast())
+			.rejectionCache(properties.getRejectionCache())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
 			long maximumSize = Binder.get(environment)

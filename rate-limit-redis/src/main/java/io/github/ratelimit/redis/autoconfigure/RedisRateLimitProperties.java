@@ -37,6 +37,13 @@ public class RedisRateLimitProperties {
 	private boolean failFast = false;
 
 	/**
+	 * The longest a rejection Redis answered is kept in process, so that a flood on a rejected key costs
+	 * about one Redis call per key per Retry-After; a release or reset on another instance is seen here
+	 * within this delay (0 keeps none).
+	 */
+	private Duration rejectionCache = Duration.ofSeconds(1);
+
+	/**
 	 * The breaker that stops waiting for a Redis that keeps failing.
 	 */
 	private final Breaker breaker = new Breaker();
@@ -71,6 +78,14 @@ public class RedisRateLimitProperties {
 
 	public void setFailFast(boolean failFast) {
 		this.failFast = failFast;
+	}
+
+	public Duration getRejectionCache() {
+		return this.rejectionCache;
+	}
+
+	public void setRejectionCache(Duration rejectionCache) {
+		this.rejectionCache = rejectionCache;
 	}
 
 	public Breaker getBreaker() {

@@ -138,6 +138,8 @@ class RedisRateLimitAutoConfigurationTests {
 		for (List<String> bad : List.of(List.of("rate-limit.store.redis.timeout=0s", "rate-limit.store.redis.timeout: timeout must be positive"),
 				List.of("rate-limit.store.redis.breaker.failure-threshold=0",
 						"rate-limit.store.redis.breaker.failure-threshold: failure-threshold must be at least 1"),
+				List.of("rate-limit.store.redis.rejection-cache=-1s",
+						"rate-limit.store.redis.rejection-cache: rejection-cache must be zero or positive"),
 				List.of("rate-limit.store.redis.breaker.probe-interval=-1s",
 						"rate-limit.store.redis.breaker.probe-interval: probe-interval must be positive"))) {
 			this.runner.withPropertyValues("rate-limit.store.type=redis", bad.get(0))

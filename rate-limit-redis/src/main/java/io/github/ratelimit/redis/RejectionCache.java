@@ -31,7 +31,8 @@ final class RejectionCache {
 	/** Kept back from every entry's end: differences between the local and the server's clock rates. */
 	private static final long MARGIN_NANOS = 1_000_000;
 
-	private record Entry(Limit limit, long cost, long remaining, long resetAtNanos, long retryAtNanos, long untilNanos) {
+	private record Entry(Limit limit, long cost, long remaining, long resetAtNanos, long nextAtNanos, long retryAtNanos,
+			long untilNanos) {
 	}
 
 	private record Key(String limitId, String key) {
@@ -78,7 +79,8 @@ final class RejectionCache {
 			return null;
 		}
 		return Decision.rejected(acquisition.limit().limit(), entry.remaining(),
-				Math.max(0, entry.resetAtNanos() - nowNanos), entry.retryAtNanos() - nowNanos);
+				Math.max(0, entry.resetAtNanos() - nowNanos), Math.max(0, entry.nextAtNanos() - nowNanos),
+				entry.retryAtNanos() - nowNanos);
 	}
 
 	/**
@@ -100,7 +102,7 @@ final class RejectionCache {
 			}
 		}
 		this.entries.put(new Key(acquisition.limitId(), acquisition.key()), new Entry(acquisition.limit(),
-				acquisition.cost(), decision.remaining(), sentNanos + decision.resetNanos(),
+				acquisition.cost(), decision.remaining(), sentNanos + decision.resetNanos(), sentNanos + decision.nextNanos(),
 				sentNanos + decision.retryAfterNanos(), sentNanos + hold));
 	}
 

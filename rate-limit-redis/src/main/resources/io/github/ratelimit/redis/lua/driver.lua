@@ -8,9 +8,10 @@
 --          the command queued) changes nothing and returns { -1, now }.
 -- Then per acquisition, 7 values: algorithm, cost, max wait (us), limit, period (us),
 --          burst, emission interval (us).
--- Returns 6 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
---          and nanoseconds to add to retry-after; then the time the script read (epoch
---          microseconds), from which the client learns the server's clock.
+-- Returns 8 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
+--          nanoseconds to add to retry-after, the time until additional quota (us), and nanoseconds
+--          to add to it; then the time the script read (epoch microseconds), from which the
+--          client learns the server's clock.
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])

@@ -71,6 +71,18 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * minute. Each transition is logged once per node (WARN when opening, INFO when closing).
  * {@link #errors()} counts Redis failures, {@link #fallbacks()} the decisions {@code OnFailure} made.
  * <p>
+ * <b>No late charges.</b> Each reply carries the server time its script read; from it the store bounds
+ * each node's clock offset ({@code ServerClock}) and gives every acquisition a deadline in the node's
+ * time, no later than the instant the caller gives up: a script that starts after it (Redis paused or
+ * busy, the command queued) changes nothing. A reply that comes after the caller gave up and shows
+ * tokens taken is given back by a release on a background thread.
+ * <p>
+ * <b>Rejections kept in process.</b> A rejection Redis answered for a single acquisition of a rate
+ * algorithm without a wait is kept until its Retry-After (at most the rejection cache's age, 1 s by
+ * default): requests for that key of the same limit and at least that cost are rejected without a
+ * call. A release or reset through this store drops it; one on another instance is seen within that
+ * age. Only rejections are kept, so nothing is ever allowed without Redis.
+ * <p>
  * <b>Start-up.</b> {@link Builder#build()} waits (at most a second) for one call that connects and
  * reads a key: refused credentials are logged as an ERROR naming {@code spring.data.redis.username}
  * and {@code password}, an unreachable Redis as a WARN; with {@link Builder#failFast(boolean)} both

@@ -68,6 +68,50 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
+	public boolean canSend() {
+		CompletableFuture<Connection> current = this.connection.get();
+		return current != null && current.isDone() && !current.isCompletedExceptionally();
+	}
+
+	@Override
+	public @Nullable CompletableFuture<List<Long>> send(LuaScript script, byte[][] keys, byte[][] args) {
+		CompletableFuture<Connection> current = this.connection.get();
+		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+			return null;
+		}
+		RedisClusterAsyncCommands<byte[], byte[]> commands = current.getNow(null).commands();
+		CompletableFuture<List<Long>> result = new CompletableFuture<>();
+		commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).whenComplete((value, failure) -> {
+			if (failure == null) {
+				complete(result, value);
+			}
+			else if (ScriptRunner.isNoScript(failure)) {
+				commands.eval(script.source(), ScriptOutputType.MULTI, keys, args).whenComplete((again, failed) -> {
+					if (failed == null) {
+						complete(result, again);
+					}
+					else {
+						result.completeExceptionally(failed);
+					}
+				});
+			}
+			else {
+				result.completeExceptionally(failure);
+			}
+		});
+		return result;
+	}
+
+	private static void complete(CompletableFuture<List<Long>> result, Object value) {
+		try {
+			result.complete(ScriptRunner.integers(value));
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	@Override
 	public @Nullable String node(byte[] key) {
 		CompletableFuture<Connection> current = this.connection.get();
 		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {

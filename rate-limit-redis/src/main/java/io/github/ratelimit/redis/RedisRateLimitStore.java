@@ -105,6 +105,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final byte[] NO_DEADLINE = new byte[0];
 
+	private static final byte[] BATCH = bytes("batch");
+
 	private static final long DENY_RETRY_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
 
 	/** How long start-up waits for the first answer: wrong credentials and a refused connection take milliseconds. */
@@ -162,6 +164,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final RejectionCache rejections;
 
+	private final boolean coalescing;
+
+	private final Coalescer coalescer;
+
 	/** Gives back what late replies took: one thread, a bounded queue (an outage must not pile up work). */
 	private final ThreadPoolExecutor compensator = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
 			new ArrayBlockingQueue<>(4096), (runnable) -> {
@@ -185,6 +191,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.clustered = (builder.clustered != null) ? builder.clustered : isCluster(builder.connectionFactory);
 		this.nowMicros = builder.nowMicros;
 		// A test's clock jumps; the cache counts real time: no cache then.
+		this.coalescing = builder.coalescing;
+		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos);
 		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		runner.warmUp(this.scripts.all());
 		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
@@ -408,12 +416,18 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		List<Long> reply;
 		long sent = System.nanoTime();
 		try {
-			reply = this.runner.run(script, keys, args(acquisitions, op, serverDeadline), deadline,
-					acquire ? (late) -> giveBack(node, script, keys, acquisitions, late) : null);
+			reply = (acquire && this.coalescing && this.runner.canSend() && (!this.clustered || sameSlot(acquisitions)))
+					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
+					: this.runner.run(script, keys, args(acquisitions, op, serverDeadline), deadline,
+							acquire ? (late) -> giveBack(node, script, keys, acquisitions, late) : null);
 			learnClock(node, sent, reply);
 			if (isPastDeadline(reply)) {
 				throw new TimeoutException("Redis ran the call after its deadline");
 			}
+		}
+		catch (CountedElsewhere ex) {
+			// Another request of the same coalesced call reported its failure: once per call, not per request.
+			return fallback(acquisitions, op);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
@@ -428,6 +442,76 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			this.rejections.put(acquisitions.get(0), decisions.get(0), sent);
 		}
 		return decisions;
+	}
+
+	/**
+	 * Decides with the next call of the key's lane (see {@link Coalescer}): at once when the lane is idle.
+	 */
+	private List<Long> coalesced(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
+			long serverDeadline, long deadline) throws Exception {
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline);
+		this.coalescer.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
+		try {
+			return pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			pending.abandoned = true;
+			pending.reply.thenAccept((late) -> giveBack(node, script, keys, acquisitions, late));
+			Coalescer.Batch batch = pending.batch;
+			if (batch == null || !batch.countFailure()) {
+				// Never sent (its lane was busy) or its call's failure is counted by another request.
+				if (ex instanceof InterruptedException) {
+					Thread.currentThread().interrupt();
+				}
+				throw new CountedElsewhere();
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			Coalescer.Batch batch = pending.batch;
+			if (batch != null && !batch.countFailure()) {
+				throw new CountedElsewhere();
+			}
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	/** Sends one script call for coalesced requests. */
+	private @Nullable CompletableFuture<List<Long>> sendBatch(List<Coalescer.Pending> requests) {
+		List<Acquisition> all = new ArrayList<>();
+		int keyCount = 0;
+		for (Coalescer.Pending pending : requests) {
+			all.addAll(pending.acquisitions);
+			keyCount += pending.keys.length;
+		}
+		byte[][] keys = new byte[keyCount][];
+		byte[][] args = new byte[3 + 2 * requests.size() + 7 * all.size()][];
+		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
+		args[1] = BATCH;
+		args[2] = number(requests.size());
+		int k = 0;
+		int i = 3;
+		for (Coalescer.Pending pending : requests) {
+			System.arraycopy(pending.keys, 0, keys, k, pending.keys.length);
+			k += pending.keys.length;
+			args[i++] = (pending.serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(pending.serverDeadline);
+			args[i++] = number(pending.acquisitions.size());
+			for (Acquisition acquisition : pending.acquisitions) {
+				i = acquisitionArgs(args, i, acquisition, ACQUIRE);
+			}
+		}
+		return this.runner.send(this.scripts.forAcquisitions(all), keys, args);
+	}
+
+	/** Thrown for a request whose failure was already counted (once per coalesced call). */
+	private static final class CountedElsewhere extends Exception {
+
+		private static final long serialVersionUID = 1L;
+
+		CountedElsewhere() {
+			super(null, null, false, false);
+		}
+
 	}
 
 	private void learnClock(RedisNode node, long sentNanos, List<Long> reply) {
@@ -655,16 +739,22 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		args[2] = (serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline);
 		int i = 3;
 		for (Acquisition acquisition : acquisitions) {
-			Limit limit = acquisition.limit();
-			args[i++] = bytes(limit.algorithm().id());
-			args[i++] = number((op == PEEK) ? 0 : acquisition.cost());
-			args[i++] = number(acquisition.maxWaitNanos() / 1000);
-			args[i++] = number(limit.limit());
-			args[i++] = number(micros(limit.period().toNanos()));
-			args[i++] = number(limit.burst());
-			args[i++] = number(micros(limit.emissionIntervalNanos()));
+			i = acquisitionArgs(args, i, acquisition, op);
 		}
 		return args;
+	}
+
+	private static int acquisitionArgs(byte[][] args, int at, Acquisition acquisition, byte[] op) {
+		Limit limit = acquisition.limit();
+		int i = at;
+		args[i++] = bytes(limit.algorithm().id());
+		args[i++] = number((op == PEEK) ? 0 : acquisition.cost());
+		args[i++] = number(acquisition.maxWaitNanos() / 1000);
+		args[i++] = number(limit.limit());
+		args[i++] = number(micros(limit.period().toNanos()));
+		args[i++] = number(limit.burst());
+		args[i++] = number(micros(limit.emissionIntervalNanos()));
+		return i;
 	}
 
 	private static List<Decision> decisions(List<Acquisition> acquisitions, List<Long> reply) {
@@ -795,6 +885,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
 
+		private boolean coalescing = true;
+
 		private @Nullable LongSupplier nowMicros;
 
 		private Builder(RedisConnectionFactory connectionFactory) {
@@ -886,6 +978,18 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder rejectionCache(Duration maxAge) {
 			this.rejectionCacheMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+			return this;
+		}
+
+		/**
+		 * Says whether decisions that arrive while a call is in flight on their connection (on a cluster,
+		 * their hash slot) go together in the next script call, each all or nothing on its own (on when
+		 * not called; Lettuce only, Jedis calls block).
+		 * @param coalescing {@code false} for one script call per decision
+		 * @return this builder
+		 */
+		public Builder coalescing(boolean coalescing) {
+			this.coalescing = coalescing;
 			return this;
 		}
 

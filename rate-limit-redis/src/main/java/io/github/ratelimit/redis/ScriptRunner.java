@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -35,6 +36,26 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param scripts the scripts to load
 	 */
 	void warmUp(Collection<LuaScript> scripts);
+
+	/**
+	 * Says whether {@link #send} can send now.
+	 * @return {@code true} when connected, on a client that sends without blocking
+	 */
+	default boolean canSend() {
+		return false;
+	}
+
+	/**
+	 * Sends a script call without waiting, where the client can (Lettuce, once connected).
+	 * @param script the script
+	 * @param keys its {@code KEYS}
+	 * @param args its {@code ARGV}
+	 * @return the reply's integers to come, or {@code null} when this runner cannot send without
+	 * blocking now (the caller then uses {@link #run})
+	 */
+	default @Nullable CompletableFuture<List<Long>> send(LuaScript script, byte[][] keys, byte[][] args) {
+		return null;
+	}
 
 	/**
 	 * Names the node that serves a key, where the client tells (Lettuce on Redis Cluster).

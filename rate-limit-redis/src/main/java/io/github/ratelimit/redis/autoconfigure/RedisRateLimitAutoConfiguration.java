@@ -76,6 +76,7 @@ public final class RedisRateLimitAutoConfiguration {
 			.onFailure(properties.getOnFailure())
 			.failFast(properties.isFailFast())
 			.rejectionCache(properties.getRejectionCache())
+			.coalescing(properties.isCoalescing())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
 			long maximumSize = Binder.get(environment)

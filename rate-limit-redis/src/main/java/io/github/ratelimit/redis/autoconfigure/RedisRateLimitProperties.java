@@ -44,6 +44,12 @@ public class RedisRateLimitProperties {
 	private Duration rejectionCache = Duration.ofSeconds(1);
 
 	/**
+	 * Whether decisions that arrive while a script call is in flight on their connection (on a cluster,
+	 * their hash slot) go together in the next call, each still all or nothing (Lettuce only).
+	 */
+	private boolean coalescing = true;
+
+	/**
 	 * The breaker that stops waiting for a Redis that keeps failing.
 	 */
 	private final Breaker breaker = new Breaker();
@@ -86,6 +92,14 @@ public class RedisRateLimitProperties {
 
 	public void setRejectionCache(Duration rejectionCache) {
 		this.rejectionCache = rejectionCache;
+	}
+
+	public boolean isCoalescing() {
+		return this.coalescing;
+	}
+
+	public void setCoalescing(boolean coalescing) {
+		this.coalescing = coalescing;
 	}
 
 	public Breaker getBreaker() {

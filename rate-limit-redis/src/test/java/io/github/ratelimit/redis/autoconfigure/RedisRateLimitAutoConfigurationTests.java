@@ -56,12 +56,16 @@ class RedisRateLimitAutoConfigurationTests {
 			.withPropertyValues("rate-limit.store.type=redis", "rate-limit.store.redis.key-prefix=rl:",
 					"rate-limit.store.redis.timeout=250ms", "rate-limit.store.redis.on-failure=local",
 					"rate-limit.store.redis.breaker.failure-threshold=5",
-					"rate-limit.store.redis.breaker.probe-interval=2s")
+					"rate-limit.store.redis.breaker.probe-interval=2s", "rate-limit.store.redis.coalescing=false",
+					"rate-limit.store.redis.rejection-cache=0s", "rate-limit.store.redis.fail-fast=false")
 			.run((context) -> {
 				RedisRateLimitProperties properties = context.getBean(RedisRateLimitProperties.class);
 				assertThat(properties.getTimeout()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.getOnFailure()).isEqualTo(io.github.ratelimit.redis.OnFailure.LOCAL);
 				assertThat(properties.getBreaker().getFailureThreshold()).isEqualTo(5);
+				assertThat(properties.isCoalescing()).isFalse();
+				assertThat(properties.getRejectionCache()).isZero();
+				assertThat(properties.isFailFast()).isFalse();
 				assertThat(context.getBean(RedisRateLimitStore.class).redisKey("api", "k")).isEqualTo("rl:{api:k}");
 			});
 	}

@@ -71,6 +71,10 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * minute. Each transition is logged once per node (WARN when opening, INFO when closing).
  * {@link #errors()} counts Redis failures, {@link #fallbacks()} the decisions {@code OnFailure} made.
  * <p>
+ * <b>Coalescing.</b> With Lettuce, decisions that arrive while a call is in flight on their lane (the
+ * connection; on a cluster, the hash slot) go together in the next script call ({@code Coalescer}),
+ * each all or nothing on its own; a request alone is sent at once.
+ * <p>
  * <b>No late charges.</b> Each reply carries the server time its script read; from it the store bounds
  * each node's clock offset ({@code ServerClock}) and gives every acquisition a deadline in the node's
  * time, no later than the instant the caller gives up: a script that starts after it (Redis paused or

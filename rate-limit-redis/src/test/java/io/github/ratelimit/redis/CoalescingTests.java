@@ -22,6 +22,8 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 
+import io.github.ratelimit.testsupport.RedisProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -18,6 +18,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Limit;
 
+import io.github.ratelimit.testsupport.RedisProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 

@@ -18,6 +18,8 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 
+import io.github.ratelimit.testsupport.RedisProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

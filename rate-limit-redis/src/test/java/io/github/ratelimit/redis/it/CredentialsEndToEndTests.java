@@ -10,6 +10,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.github.ratelimit.redis.TestRedis;
+import io.github.ratelimit.testsupport.Http;
 import io.github.ratelimit.web.RateLimitConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,7 +45,7 @@ class CredentialsEndToEndTests {
 				.contains("WRONGPASS")
 				.contains("spring.data.redis.password");
 			// fail-fast is off: the application serves, on-failure (allow) deciding.
-			assertThat(Http.get(RedisTestApplication.port(app), "/limited").statusCode()).isEqualTo(200);
+			assertThat(new Http(RedisTestApplication.port(app)).get("/limited").statusCode()).isEqualTo(200);
 		}
 	}
 
@@ -63,7 +64,7 @@ class CredentialsEndToEndTests {
 	void theRightPasswordStartsWithFailFast(CapturedOutput output) {
 		try (ConfigurableApplicationContext app = RedisTestApplication.start("spring.data.redis.port=" + redis.port(),
 				"spring.data.redis.password=correct-horse", "rate-limit.store.redis.fail-fast=true")) {
-			assertThat(Http.get(RedisTestApplication.port(app), "/limited").statusCode()).isEqualTo(200);
+			assertThat(new Http(RedisTestApplication.port(app)).get("/limited").statusCode()).isEqualTo(200);
 			assertThat(output).doesNotContain("refused the rate limiter");
 		}
 	}

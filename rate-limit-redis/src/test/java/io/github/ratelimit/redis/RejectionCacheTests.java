@@ -90,7 +90,8 @@ class RejectionCacheTests {
 		assertThat(allowed).hasValue(0);
 		// Each thread may call once before the first rejection is kept, then one call per second at most.
 		assertThat(calls).isLessThanOrEqualTo(16 + 16 * (seconds + 1));
-		assertThat(store.cachedRejections()).isGreaterThanOrEqualTo(32_000 - calls);
+		// Before a rejection is kept, each of the 16 threads may ask Redis once (coalesced calls may carry several).
+		assertThat(store.cachedRejections()).isGreaterThanOrEqualTo(32_000 - 16 * (seconds + 2));
 		assertThat(store.errors()).isZero();
 	}
 

@@ -80,6 +80,9 @@ public class CheckRelease {
         check(new String(license, StandardCharsets.US_ASCII).contains("Apache License") && new String(license,
                 StandardCharsets.US_ASCII).contains("Version 2.0, January 2004"), "LICENSE is the Apache License 2.0");
 
+        Element parentProperties = child(parent.getDocumentElement(), "properties");
+        check("true".equals(text(parentProperties, "publish.skip")) && "${publish.skip}".equals(text(parentProperties, "maven.deploy.skip")),
+                "rate-limit-parent is not published and deploys a module only when it sets publish.skip to false");
         Set<String> published = new TreeSet<>();
         for (Element module : children(child(parent.getDocumentElement(), "modules"), "module")) {
             String dir = module.getTextContent().trim();
@@ -95,6 +98,9 @@ public class CheckRelease {
             if (isPublished) {
                 published.add(artifactId);
                 checkPublished(target, artifactId, version, license, notice);
+            }
+            else if (properties != null && "false".equals(text(properties, "maven.deploy.skip"))) {
+                check(false, artifactId + " sets maven.deploy.skip to false without publish.skip false: it would be deployed unchecked");
             }
             else if (!"pom".equals(text(pom, "packaging"))) {
                 for (String classifier : List.of("sources", "javadoc")) {

@@ -5,12 +5,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -34,7 +36,8 @@ import org.w3c.dom.NodeList;
  * auto-configuration imports file lists exactly the classes annotated {@code @AutoConfiguration} in the jar; a
  * jar with {@code @ConfigurationProperties} classes carries configuration metadata naming each of them (the
  * autoconfigure jar must). The BOM manages exactly the published modules; unpublished modules get no sources,
- * javadoc or flattened POM. Exits 1, listing every failure, when anything is missing.
+ * javadoc or flattened POM. Exits 1, listing every failure, when anything is missing. With a second argument,
+ * lays out the published POMs and jars there as a Maven repository, for the consumer build of .ci/check-release.
  */
 public class CheckRelease {
 
@@ -63,6 +66,35 @@ public class CheckRelease {
             System.exit(1);
         }
         System.out.println("release artifacts: all " + check.checks + " checks hold");
+        if (args.length > 1) {
+            check.stage(root, Path.of(args[1]));
+        }
+    }
+
+    final Map<String, Path> stagedPoms = new TreeMap<>();
+    final Map<String, Path> stagedJars = new TreeMap<>();
+    String version;
+    String springBootVersion;
+
+    /**
+     * Lays out the published artifacts (the POM a user downloads, the jar) as a Maven repository in {@code staging},
+     * for a consumer build that must resolve them without anything else of ours; writes the version to
+     * {@code staging/version} and the Spring Boot version built against to {@code staging/spring-boot.version}.
+     */
+    void stage(Path root, Path staging) throws IOException {
+        for (Map.Entry<String, Path> pom : this.stagedPoms.entrySet()) {
+            String artifactId = pom.getKey();
+            Path dir = staging.resolve("io/github/ratelimit").resolve(artifactId).resolve(this.version);
+            Files.createDirectories(dir);
+            Files.copy(pom.getValue(), dir.resolve(artifactId + "-" + this.version + ".pom"), StandardCopyOption.REPLACE_EXISTING);
+            Path jar = this.stagedJars.get(artifactId);
+            if (jar != null) {
+                Files.copy(jar, dir.resolve(artifactId + "-" + this.version + ".jar"), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        Files.writeString(staging.resolve("version"), this.version);
+        Files.writeString(staging.resolve("spring-boot.version"), this.springBootVersion);
+        System.out.println("staged " + this.stagedPoms.keySet() + " in " + staging);
     }
 
     void check(boolean holds, String what) {
@@ -75,6 +107,9 @@ public class CheckRelease {
     void run(Path root) throws Exception {
         Document parent = xml(root.resolve("pom.xml"));
         String version = text(parent.getDocumentElement(), "version");
+        this.version = version;
+        this.springBootVersion = text(child(parent.getDocumentElement(), "parent"), "version");
+        this.stagedPoms.put("rate-limit-bom", root.resolve("rate-limit-bom/pom.xml"));
         byte[] license = Files.readAllBytes(root.resolve("LICENSE"));
         byte[] notice = Files.readAllBytes(root.resolve("NOTICE"));
         check(new String(license, StandardCharsets.US_ASCII).contains("Apache License") && new String(license,
@@ -160,6 +195,8 @@ public class CheckRelease {
             }
         }
         Path flattened = target.resolve(".flattened-pom.xml");
+        this.stagedPoms.put(artifactId, flattened);
+        this.stagedJars.put(artifactId, target.resolve(base + ".jar"));
         check(Files.isRegularFile(flattened), artifactId + " has a flattened POM");
         if (Files.isRegularFile(flattened)) {
             Element pom = xml(flattened).getDocumentElement();

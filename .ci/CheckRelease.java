@@ -55,6 +55,11 @@ public class CheckRelease {
 
     final List<String> failures = new ArrayList<>();
     int checks;
+    String version;
+    String springBootVersion;
+    /** What a user downloads of each published module: its POM and (but for the BOM) its jar. */
+    final Map<String, Path> stagedPoms = new TreeMap<>();
+    final Map<String, Path> stagedJars = new TreeMap<>();
 
     public static void main(String[] args) throws Exception {
         Path root = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
@@ -70,11 +75,6 @@ public class CheckRelease {
             check.stage(root, Path.of(args[1]));
         }
     }
-
-    final Map<String, Path> stagedPoms = new TreeMap<>();
-    final Map<String, Path> stagedJars = new TreeMap<>();
-    String version;
-    String springBootVersion;
 
     /**
      * Lays out the published artifacts (the POM a user downloads, the jar) as a Maven repository in {@code staging},

@@ -228,7 +228,18 @@ final class RateLimitPropertyNames {
 			ConfigurationPropertyName full = corrected.append(rest);
 			suggestion = (check(full) == null) ? full.toString() : corrected.toString();
 		}
-		return new Unknown(name, known, suggestion, List.copyOf(here), parent.kind == Kind.LIST);
+		// rules[0].polices[0] and rules[0].polices[1] are one unknown name: rules[0].polices
+		int shown = name.getNumberOfElements();
+		while (shown > index + 1 && name.isNumericIndex(shown - 1)) {
+			shown--;
+		}
+		String shownSuggestion = suggestion;
+		if (suggestion != null && shown < name.getNumberOfElements()) {
+			ConfigurationPropertyName suggested = ConfigurationPropertyName.of(suggestion);
+			shownSuggestion = suggested.chop(suggested.getNumberOfElements() - (name.getNumberOfElements() - shown))
+				.toString();
+		}
+		return new Unknown(name.chop(shown), known, shownSuggestion, List.copyOf(here), parent.kind == Kind.LIST);
 	}
 
 	/** Optimal string alignment distance: edits, where swapping two neighbours is one edit. */
@@ -400,7 +411,7 @@ final class RateLimitPropertyNames {
 	/**
 	 * A name nothing binds.
 	 *
-	 * @param name the name as set
+	 * @param name the name as set, without trailing list indexes
 	 * @param known the longest part of it that is known
 	 * @param suggestion the closest known name, if one is close
 	 * @param knownHere the names known right under {@code known}

@@ -1,7 +1,10 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -65,9 +68,9 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	 * @throws RateLimitConfigurationException naming the unknown properties of explicit sources
 	 */
 	void check() {
-		List<Finding> failures = new ArrayList<>();
+		Map<String, Finding> failures = new LinkedHashMap<>();
 		Set<String> variables = new TreeSet<>();
-		List<String> systemProperties = new ArrayList<>();
+		Set<String> systemProperties = new LinkedHashSet<>();
 		for (PropertySource<?> source : this.environment.getPropertySources()) {
 			if (!(source instanceof EnumerablePropertySource<?> enumerable)) {
 				continue;
@@ -85,24 +88,25 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 				if (unknown == null) {
 					return;
 				}
+				String shown = unknown.name().toString();
 				if (warnOnly) {
-					systemProperties.add(name + " (" + unknown.hint() + ")");
+					systemProperties.add(shown + " (" + unknown.hint() + ")");
 				}
 				else {
-					failures.add(new Finding(name.toString(), origin(properties, name, source), unknown.hint()));
+					failures.putIfAbsent(shown, new Finding(shown, origin(properties, name, source), unknown.hint()));
 				}
 			});
 		}
 		warn(variables, systemProperties);
 		if (failures.size() == 1) {
-			Finding failure = failures.get(0);
+			Finding failure = failures.values().iterator().next();
 			throw new RateLimitConfigurationException(failure.name(), "no such property, set in " + failure.origin(),
 					capitalize(failure.hint()) + " Rename or remove it: " + WHY);
 		}
 		if (!failures.isEmpty()) {
 			throw new RateLimitConfigurationException(
-					String.join(", ", failures.stream().map(Finding::name).toList()),
-					"no such properties:" + String.join("", failures.stream()
+					String.join(", ", failures.keySet()),
+					"no such properties:" + String.join("", failures.values().stream()
 						.map((failure) -> "\n    - " + failure.name() + " (" + failure.origin() + "): " + failure.hint())
 						.toList()),
 					"Rename or remove them: " + WHY);
@@ -112,7 +116,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	private static final String WHY = "unknown names under rate-limit. fail the start-up so that a typo cannot leave "
 			+ "a limit other than the one written (environment variables and system properties only get a warning)";
 
-	private static void warn(Set<String> variables, List<String> systemProperties) {
+	private static void warn(Set<String> variables, Set<String> systemProperties) {
 		if (variables.isEmpty() && systemProperties.isEmpty()) {
 			return;
 		}

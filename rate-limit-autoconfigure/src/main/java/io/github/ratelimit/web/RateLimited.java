@@ -52,7 +52,7 @@ public @interface RateLimited {
 	long burst() default 0;
 
 	/**
-	 * Inline: whose budget a request spends ({@code ip} when empty); see the README's key table.
+	 * Inline: whose budget a request spends ({@code ip} when empty); see the key table in docs/keys-and-client-ip.md.
 	 * @return the key
 	 */
 	String key() default "";

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Measures Redis' {@code MEMORY USAGE} of one key per algorithm (limit 100 per minute, key an IPv4
  * client, default prefix), after one request and after the whole limit was spent, and prints it: the
- * numbers the README quotes. Asserts only loose bounds.
+ * numbers docs/redis.md quotes. Asserts only loose bounds.
  */
 class MemoryUsageTests {
 

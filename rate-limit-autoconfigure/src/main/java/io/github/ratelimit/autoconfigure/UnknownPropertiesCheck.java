@@ -113,8 +113,9 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 		}
 	}
 
-	private static final String WHY = "unknown names under rate-limit. fail the start-up so that a typo cannot leave "
-			+ "a limit other than the one written (environment variables and system properties only get a warning)";
+	private static final String WHY = "an unknown name under rate-limit.* stops the start-up, so that a typo cannot "
+			+ "leave a limit other than the one written (from environment variables and system properties it is "
+			+ "only logged)";
 
 	private static void warn(Set<String> variables, Set<String> systemProperties) {
 		if (variables.isEmpty() && systemProperties.isEmpty()) {

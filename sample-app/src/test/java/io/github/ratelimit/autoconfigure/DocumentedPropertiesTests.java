@@ -64,6 +64,7 @@ class DocumentedPropertiesTests {
 		assertThat(exists("rate-limit.policies.<name>.limit", known, metadata)).isTrue();
 		assertThat(exists("rate-limit.rules[i].path", known, metadata)).isTrue();
 		assertThat(exists("rate-limit.store.redis.*", known, metadata)).isTrue();
+		assertThat(exists("rate-limit.policies.<name>.*", known, metadata)).isTrue();
 		assertThat(exists("rate-limit.policies.<name>.limmit", known, metadata)).isFalse();
 		assertThat(exists("rate-limit.store.redis.timeoutt", known, metadata)).isFalse();
 		assertThat(exists("rate-limit.nothing.*", known, metadata)).isFalse();
@@ -74,8 +75,7 @@ class DocumentedPropertiesTests {
 	private static boolean exists(String documented, RateLimitPropertyNames known, Set<String> metadata) {
 		String name = documented.replaceAll("<[^>]*>", "example").replaceAll("\\[[^\\]]*\\]", "[0]");
 		if (name.endsWith(".*")) {
-			String prefix = name.substring(0, name.length() - 2);
-			return metadata.stream().anyMatch((entry) -> entry.startsWith(prefix + "."));
+			return exists(name.substring(0, name.length() - 2), known, metadata);
 		}
 		if (!ConfigurationPropertyName.isValid(name)
 				|| known.check(ConfigurationPropertyName.of(name)) != null) {

@@ -5,7 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Parameter;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,18 +21,22 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
+import org.springframework.boot.context.properties.bind.BindConstructorProvider;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
+import org.springframework.boot.context.properties.bind.Name;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ResolvableType;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StreamUtils;
 
 /**
  * The names under {@code rate-limit.} that something binds: read from the
- * {@code @ConfigurationProperties} classes (their JavaBean properties, record components, map
- * values and list elements, recursively) and from the configuration metadata on the class path, so
+ * {@code @ConfigurationProperties} classes (their JavaBean properties or, for classes bound through
+ * a constructor such as records, its parameters; map values and list elements, recursively) and from the configuration metadata on the class path, so
  * a property added to one of these classes is known without being listed anywhere. Immutable once
  * built, and so thread-safe.
  */
@@ -45,6 +50,8 @@ final class RateLimitPropertyNames {
 	private static final Map<String, String> ROOTS = Map.of("rate-limit", RateLimitProperties.class.getName(),
 			"rate-limit.client", RateLimitClientProperties.class.getName(), "rate-limit.store.redis",
 			"io.github.ratelimit.redis.autoconfigure.RedisRateLimitProperties");
+
+	private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
 	private final Node root = new Node(Kind.OBJECT, null);
 
@@ -290,9 +297,16 @@ final class RateLimitPropertyNames {
 		}
 		Node node = new Node(Kind.OBJECT, null);
 		this.objects.put(type, node);
-		if (type.isRecord()) {
-			for (RecordComponent component : type.getRecordComponents()) {
-				add(node, component.getName(), ResolvableType.forMethodReturnType(component.getAccessor()));
+		Constructor<?> constructor = BindConstructorProvider.DEFAULT.getBindConstructor(type, false);
+		if (constructor != null) {
+			// Bound through its constructor (a record, or a class without a default constructor).
+			String[] names = PARAMETER_NAMES.getParameterNames(constructor);
+			Parameter[] parameters = constructor.getParameters();
+			for (int i = 0; i < parameters.length; i++) {
+				Name name = parameters[i].getAnnotation(Name.class);
+				String propertyName = (name != null) ? name.value()
+						: (names != null) ? names[i] : parameters[i].getName();
+				add(node, propertyName, ResolvableType.forConstructorParameter(constructor, i));
 			}
 			return node;
 		}

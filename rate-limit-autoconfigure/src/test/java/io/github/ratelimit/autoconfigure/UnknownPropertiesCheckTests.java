@@ -10,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -178,6 +179,11 @@ class UnknownPropertiesCheckTests {
 		assertThat(names.check(name("rate-limit.items[3].depth"))).isNull();
 		assertThat(names.check(name("rate-limit.values[0]"))).isNull();
 		assertThat(names.check(name("rate-limit.point.x"))).isNull();
+		assertThat(names.check(name("rate-limit.windows.a.size"))).isNull();
+		assertThat(names.check(name("rate-limit.windows.a.max-count"))).isNull();
+		assertThat(names.check(ConfigurationPropertyName.adapt("rate-limit.windows.a.maxCount", '.'))).isNull();
+		assertThat(names.check(name("rate-limit.windows.a.max-cont")).hint())
+			.isEqualTo("did you mean rate-limit.windows.a.max-count?");
 		assertThat(names.check(name("rate-limit.read-only"))).isNull();
 		assertThat(names.check(name("rate-limit.computed"))).isNotNull();
 		assertThat(names.check(name("rate-limit.items.depth"))).isNotNull();
@@ -254,6 +260,16 @@ class UnknownPropertiesCheckTests {
 		private List<String> values = List.of();
 
 		private Point point = new Point(0, 0);
+
+		private Map<String, Window> windows = Map.of();
+
+		public Map<String, Window> getWindows() {
+			return this.windows;
+		}
+
+		public void setWindows(Map<String, Window> windows) {
+			this.windows = windows;
+		}
 
 		public Nested getNested() {
 			return this.nested;
@@ -332,6 +348,28 @@ class UnknownPropertiesCheckTests {
 		}
 
 		record Point(int x, int y) {
+		}
+
+		/** Bound through its constructor: its getters have no setters. */
+		static class Window {
+
+			private final java.time.Duration size;
+
+			private final int maxCount;
+
+			Window(java.time.Duration size, int maxCount) {
+				this.size = size;
+				this.maxCount = maxCount;
+			}
+
+			public java.time.Duration getSize() {
+				return this.size;
+			}
+
+			public int getMaxCount() {
+				return this.maxCount;
+			}
+
 		}
 
 	}

@@ -99,6 +99,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				// Shutting down: the request keeps its turn and proceeds now.
 				Thread.currentThread().interrupt();
 			}
+			finally {
+				this.limiter.doneWaiting();
+			}
 		}
 	}
 

@@ -7,12 +7,15 @@ import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * Finds every policy that applies to a request: those of matching path rules, then those of the
  * {@link RateLimited} handler it will be dispatched to. A policy named twice (by a rule and by an
- * annotation) counts once, with the annotation's cost. Thread-safe.
+ * annotation) counts once, with the annotation's cost. A CORS preflight ({@code OPTIONS} with
+ * {@code Origin} and {@code Access-Control-Request-Method}) has no policy: the browser sends it on its
+ * own before the request it announces, which is the one that spends the budget. Thread-safe.
  */
 public final class RateLimitPolicyResolver {
 
@@ -41,9 +44,12 @@ public final class RateLimitPolicyResolver {
 	/**
 	 * Resolves the policies of a request.
 	 * @param request the request
-	 * @return the policies, each budget once; empty when the request is not limited
+	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
 	 */
 	public List<RateLimitPolicy> resolve(HttpServletRequest request) {
+		if (CorsUtils.isPreFlightRequest(request)) {
+			return List.of();
+		}
 		boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
 		RequestPath path = parsedHere ? ServletRequestPathUtils.parseAndCache(request)
 				: ServletRequestPathUtils.getParsedRequestPath(request);

@@ -107,7 +107,8 @@ public final class RateLimitResult {
 
 	/**
 	 * Returns how long the client should wait before the same request is allowed: whole seconds,
-	 * rounded up, at least 1.
+	 * rounded up, at least 1, and never earlier than the {@code t} (the time until additional quota)
+	 * of a violated policy.
 	 * @return seconds; 0 when allowed
 	 */
 	public long retryAfterSeconds() {
@@ -117,6 +118,9 @@ public final class RateLimitResult {
 		long nanos = 0;
 		for (Decision decision : this.decisions) {
 			nanos = Math.max(nanos, decision.retryAfterNanos());
+			if (!decision.isAllowed()) {
+				nanos = Math.max(nanos, decision.nextNanos());
+			}
 		}
 		return Math.max(1, seconds(nanos));
 	}

@@ -63,7 +63,44 @@ class RateLimitFilterTests {
 			assertThat(rejected.containsHeader("X-RateLimit-Limit")).as(style.name()).isEqualTo(style.legacy());
 			assertThat(rejected.containsHeader("RateLimit")).as(style.name()).isEqualTo(style.ietf());
 			assertThat(rejected.containsHeader("RateLimit-Policy")).as(style.name()).isEqualTo(style.ietf());
+			assertThat(rejected.containsHeader("RateLimit-Limit")).as(style.name()).isEqualTo(style.draft6());
+			assertThat(rejected.containsHeader("RateLimit-Remaining")).as(style.name()).isEqualTo(style.draft6());
+			assertThat(rejected.containsHeader("RateLimit-Reset")).as(style.name()).isEqualTo(style.draft6());
 		}
+	}
+
+	@Test
+	void stylesCombineAndDraft6SaysWhatTheLegacyHeadersSay() throws Exception {
+		RateLimitFilter filter = new RateLimitFilter(resolver(), limiter(),
+				new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6)), new ProblemDetailRejectionHandler(),
+				RequestDelay.SLEEP);
+		MockHttpServletResponse first = send(filter, "/api/x");
+		assertThat(first.getHeader("RateLimit-Limit")).isEqualTo("2").isEqualTo(first.getHeader("X-RateLimit-Limit"));
+		assertThat(first.getHeader("RateLimit-Remaining")).isEqualTo("1")
+			.isEqualTo(first.getHeader("X-RateLimit-Remaining"));
+		assertThat(first.getHeader("RateLimit-Reset")).as("delta seconds until full").isEqualTo("5")
+			.isEqualTo(first.getHeader("X-RateLimit-Reset"));
+		assertThat(first.containsHeader("RateLimit")).isFalse();
+		assertThat(first.containsHeader("RateLimit-Policy")).isFalse();
+		this.clock.advance(Duration.ofSeconds(1));
+		send(filter, "/api/x");
+		MockHttpServletResponse rejected = send(filter, "/api/x");
+		assertThat(rejected.getHeader("RateLimit-Remaining")).isEqualTo("0");
+		assertThat(rejected.getHeader("RateLimit-Reset")).isEqualTo("9").isEqualTo(rejected.getHeader("X-RateLimit-Reset"));
+		assertThat(rejected.getHeader("Retry-After")).isEqualTo("4");
+	}
+
+	@Test
+	void tIsTheTimeUntilTheNextTokenAndRetryAfterNeverComesBeforeIt() throws Exception {
+		RateLimitFilter filter = filter(HeaderStyle.IETF);
+		send(filter, "/api/x");
+		this.clock.advance(Duration.ofMillis(3500));
+		MockHttpServletResponse second = send(filter, "/api/x");
+		// 2 per 10 s: the first token is back in 1.5 s, the bucket is full in 6.5 s
+		assertThat(second.getHeader("RateLimit")).isEqualTo("\"api\";r=0;t=2");
+		MockHttpServletResponse rejected = send(filter, "/api/x");
+		assertThat(rejected.getHeader("RateLimit")).isEqualTo("\"api\";r=0;t=2");
+		assertThat(rejected.getHeader("Retry-After")).isEqualTo("2");
 	}
 
 	@Test
@@ -79,6 +116,28 @@ class RateLimitFilterTests {
 		assertThat(rejected.getStatus()).isEqualTo(503);
 		assertThat(rejected.getContentAsString()).isEqualTo("busy: [api]");
 		assertThat(rejected.getHeader("Retry-After")).isEqualTo("5");
+	}
+
+	@Test
+	void corsPreflightsSpendNoBudgetButOtherOptionsRequestsDo() throws Exception {
+		RateLimitFilter filter = filter(HeaderStyle.BOTH);
+		for (int i = 0; i < 5; i++) {
+			MockHttpServletRequest preflight = request("/api/x");
+			preflight.setMethod("OPTIONS");
+			preflight.addHeader("Origin", "https://app.example");
+			preflight.addHeader("Access-Control-Request-Method", "POST");
+			MockFilterChain chain = new MockFilterChain();
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			filter.doFilter(preflight, response, chain);
+			assertThat(chain.getRequest()).as("the preflight went on").isNotNull();
+			assertThat(response.getHeaderNames()).isEmpty();
+		}
+		MockHttpServletRequest plainOptions = request("/api/x");
+		plainOptions.setMethod("OPTIONS");
+		MockHttpServletResponse counted = new MockHttpServletResponse();
+		filter.doFilter(plainOptions, counted, new MockFilterChain());
+		assertThat(counted.getHeader("X-RateLimit-Remaining")).as("not a preflight: counted").isEqualTo("1");
+		assertThat(send(filter, "/api/x").getHeader("X-RateLimit-Remaining")).isEqualTo("0");
 	}
 
 	private RateLimitFilter filter(HeaderStyle style) {

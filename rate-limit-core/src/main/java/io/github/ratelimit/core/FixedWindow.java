@@ -48,6 +48,17 @@ public final class FixedWindow implements LimiterState {
 	}
 
 	@Override
+	public synchronized Decision check(long nowNanos, long cost) {
+		roll(nowNanos);
+		long max = this.limit.limit();
+		if (this.count + cost > max) {
+			long untilEnd = this.windowStart + this.period - nowNanos;
+			return Decision.rejected(max, max - this.count, untilEnd, untilEnd);
+		}
+		return peekLocked(nowNanos);
+	}
+
+	@Override
 	public synchronized Decision release(long nowNanos, long cost) {
 		roll(nowNanos);
 		this.count = Math.max(0, this.count - cost);

@@ -52,6 +52,21 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	@Override
+	public final Decision check(long nowNanos, long cost) {
+		// As the meter decides (no wait), on one read of tat: the buckets agree when nothing waits.
+		long interval = this.limit.emissionIntervalNanos();
+		long tolerance = this.limit.toleranceNanos();
+		long tat = (long) TAT.getVolatile(this);
+		long base = Math.max(tat, nowNanos);
+		long used = base + cost * interval - nowNanos;
+		if (used > tolerance) {
+			long available = (tolerance - (base - nowNanos)) / interval;
+			return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos, used - tolerance);
+		}
+		return peek(nowNanos);
+	}
+
+	@Override
 	public final Decision peek(long nowNanos) {
 		long used = Math.max(0, (long) TAT.getVolatile(this) - nowNanos);
 		return Decision.allowed(this.limit.limit(),

@@ -46,21 +46,39 @@ public final class SlidingWindowCounter implements LimiterState {
 		long p = this.period;
 		long overlap = overlap(nowNanos);
 		if (this.previous * overlap + (this.current + cost) * p > max * p) {
-			long retryAfter;
-			long room = max - this.current - cost;
-			if (room >= 0) {
-				// The previous window's weight has to shrink enough, within this window.
-				retryAfter = overlap - Math.floorDiv(room * p, this.previous);
-			}
-			else {
-				// Only once this window has become the previous one, weighing less and less.
-				long wait = (this.current == 0) ? 0 : Math.max(0, p - Math.floorDiv((max - cost) * p, this.current));
-				retryAfter = overlap + wait;
-			}
-			return Decision.rejected(max, remaining(overlap), reset(overlap), retryAfter);
+			return rejection(overlap, cost);
 		}
 		this.current += cost;
 		return Decision.allowed(max, remaining(overlap), reset(overlap));
+	}
+
+	@Override
+	public synchronized Decision check(long nowNanos, long cost) {
+		roll(nowNanos);
+		long max = this.limit.limit();
+		long p = this.period;
+		long overlap = overlap(nowNanos);
+		if (this.previous * overlap + (this.current + cost) * p > max * p) {
+			return rejection(overlap, cost);
+		}
+		return Decision.allowed(max, remaining(overlap), reset(overlap));
+	}
+
+	private Decision rejection(long overlap, long cost) {
+		long max = this.limit.limit();
+		long p = this.period;
+		long retryAfter;
+		long room = max - this.current - cost;
+		if (room >= 0) {
+			// The previous window's weight has to shrink enough, within this window.
+			retryAfter = overlap - Math.floorDiv(room * p, this.previous);
+		}
+		else {
+			// Only once this window has become the previous one, weighing less and less.
+			long wait = (this.current == 0) ? 0 : Math.max(0, p - Math.floorDiv((max - cost) * p, this.current));
+			retryAfter = overlap + wait;
+		}
+		return Decision.rejected(max, remaining(overlap), reset(overlap), retryAfter);
 	}
 
 	@Override

@@ -61,6 +61,18 @@ public final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
+	public synchronized Decision check(long nowNanos, long cost) {
+		expire(nowNanos);
+		long max = this.limit.limit();
+		if (this.size + cost > max) {
+			long oldestToLeave = at((int) (this.size + cost - max - 1));
+			return Decision.rejected(max, max - this.size, newest() + this.period - nowNanos,
+					oldestToLeave + this.period - nowNanos);
+		}
+		return peek(nowNanos);
+	}
+
+	@Override
 	public synchronized Decision release(long nowNanos, long cost) {
 		this.size -= (int) Math.min(cost, this.size);
 		return peek(nowNanos);

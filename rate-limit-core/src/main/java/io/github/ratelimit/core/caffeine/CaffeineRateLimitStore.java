@@ -73,6 +73,21 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		return state(acquisition).tryAcquire(this.clock.nanos(), acquisition.cost(), acquisition.maxWaitNanos());
 	}
 
+	/**
+	 * Checks a budget without taking anything: one read, no write, and no state created for a key that
+	 * has none (a check never makes the store grow).
+	 */
+	@Override
+	public Decision check(Acquisition acquisition) {
+		StoreKey key = new StoreKey(acquisition.limitId(), acquisition.key());
+		LimiterState state = this.states.getIfPresent(key);
+		if (state == null) {
+			// Removed while another thread still holds it: that state is the key's budget.
+			state = this.removedButReachable.getIfPresent(key);
+		}
+		return (state != null ? state : acquisition.limit().newState()).check(this.clock.nanos(), acquisition.cost());
+	}
+
 	@Override
 	public Decision release(Acquisition acquisition) {
 		return state(acquisition).release(this.clock.nanos(), acquisition.cost());

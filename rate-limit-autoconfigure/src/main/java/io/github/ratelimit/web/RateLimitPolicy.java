@@ -34,6 +34,10 @@ public final class RateLimitPolicy {
 
 	private final boolean shadow;
 
+	private final String headerName;
+
+	private final String policyItem;
+
 	private RateLimitPolicy(String id, String name, Limit limit, String keySpec, KeyResolver keyResolver, long cost,
 			long maxDelayNanos, CountMode count, boolean shadow) {
 		this.id = id;
@@ -45,6 +49,10 @@ public final class RateLimitPolicy {
 		this.maxDelayNanos = maxDelayNanos;
 		this.count = count;
 		this.shadow = shadow;
+		// What the headers say of this policy never changes: written once, not per response.
+		this.headerName = RateLimitHeaders.sfString(name);
+		this.policyItem = this.headerName + ";q=" + limit.limit() + ";w="
+				+ RateLimitResult.seconds(limit.period().toNanos());
 	}
 
 	/**
@@ -244,6 +252,16 @@ public final class RateLimitPolicy {
 	 */
 	public boolean shadow() {
 		return this.shadow;
+	}
+
+	/** The name as a Structured Field string, as the {@code RateLimit} headers list it. */
+	String headerName() {
+		return this.headerName;
+	}
+
+	/** This policy's item of the {@code RateLimit-Policy} header, e.g. {@code "api";q=100;w=60}. */
+	String policyItem() {
+		return this.policyItem;
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +28,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.handler.MappedInterceptor;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.core.RateLimitClock;
@@ -111,8 +113,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitRejectionHandler rateLimitRejectionHandler() {
-		return new ProblemDetailRejectionHandler();
+	RateLimitRejectionHandler rateLimitRejectionHandler(ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
+		// The converters Spring MVC writes responses with: the application's JSON library and settings.
+		return new ProblemDetailRejectionHandler(() -> {
+			RequestMappingHandlerAdapter adapter = handlerAdapter.getIfUnique();
+			return (adapter != null) ? adapter.getMessageConverters() : List.of();
+		});
 	}
 
 	@Bean

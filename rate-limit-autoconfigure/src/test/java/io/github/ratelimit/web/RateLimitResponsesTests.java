@@ -5,6 +5,12 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.PropertyNamingStrategy;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.converter.StringHttpMessageConverter;
+import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
@@ -66,6 +72,28 @@ class RateLimitResponsesTests {
 		assertThat(response.getContentAsString()).contains("\"violated-policies\":[\"we\\\"ird\\\\name\\u0001\"]")
 			.contains("\"instance\":\"/a%20b/%22c%22\"");
 		assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
+	}
+
+	@Test
+	void theApplicationsJsonLibraryWritesTheProblemWithRfcMemberNamesWhateverItsNamingStrategy() throws Exception {
+		RateLimitResult result = new RateLimitResult(List.of(policy("api")), List.of(Decision.rejected(1, 0, 5, 1)));
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/x");
+		MockHttpServletResponse plain = new MockHttpServletResponse();
+		new ProblemDetailRejectionHandler().reject(request, plain, result);
+		for (PropertyNamingStrategy strategy : List.of(PropertyNamingStrategies.UPPER_CAMEL_CASE,
+				PropertyNamingStrategies.SNAKE_CASE, PropertyNamingStrategies.KEBAB_CASE)) {
+			JsonMapper mapper = JsonMapper.builder().propertyNamingStrategy(strategy).build();
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			new ProblemDetailRejectionHandler(() -> List.of(new StringHttpMessageConverter(),
+					new JacksonJsonHttpMessageConverter(mapper))).reject(request, response, result);
+			assertThat(response.getStatus()).isEqualTo(429);
+			assertThat(response.getContentType()).isEqualTo("application/problem+json");
+			assertThat(response.getHeader("Cache-Control")).isEqualTo("no-store");
+			assertThat(response.getContentAsString()).as(strategy.getClass().getSimpleName())
+				.isEqualTo(plain.getContentAsString())
+				.startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\",\"title\":")
+				.contains("\"status\":429,\"detail\":", "\"instance\":\"/x\",\"violated-policies\":[\"api\"]}");
+		}
 	}
 
 	private RateLimitPolicy policy(String name) {

@@ -14,6 +14,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.IpAddressRange;
 import io.github.ratelimit.web.KeyResolvers;
 import io.github.ratelimit.web.PathRule;
@@ -45,6 +46,39 @@ final class ConfiguredLimits {
 			}
 		}
 		return new ClientIpResolver(ranges);
+	}
+
+	/**
+	 * The header styles, checked: {@code none} stands alone, and draft 6's {@code RateLimit-*} trio goes
+	 * with draft 11's {@code RateLimit} list only when both are listed by name ({@code both} means
+	 * legacy and ietf, and is no request for draft 6 beside it).
+	 */
+	static Set<HeaderStyle> headerStyles(RateLimitProperties properties) {
+		String property = PREFIX + ".headers.style";
+		List<HeaderStyle> listed = properties.getHeaders().getStyle();
+		if (listed == null || listed.isEmpty() || listed.contains(null)) {
+			throw new RateLimitConfigurationException(property, "no header style is set",
+					"Set one or a list of: both, legacy, ietf, draft-6 (or none for no rate limit headers)");
+		}
+		Set<HeaderStyle> styles = new LinkedHashSet<>(listed);
+		if (styles.contains(HeaderStyle.NONE) && styles.size() > 1) {
+			throw new RateLimitConfigurationException(property, "none is listed with " + names(styles),
+					"Set none alone, or remove it");
+		}
+		if (styles.contains(HeaderStyle.DRAFT_6) && styles.contains(HeaderStyle.BOTH)) {
+			throw new RateLimitConfigurationException(property,
+					"both (legacy and ietf) and draft-6 would send draft 11's RateLimit list and draft 6's "
+							+ "RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset together, which clients that "
+							+ "read one draft may take for the other",
+					"Set [legacy, draft-6] for the fields most clients read; only if you want draft 11's and "
+							+ "draft 6's fields side by side, list [legacy, ietf, draft-6]");
+		}
+		return styles;
+	}
+
+	private static String names(Set<HeaderStyle> styles) {
+		return String.join(", ",
+				styles.stream().map((style) -> style.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
 	}
 
 	static RateLimitPolicies policies(RateLimitProperties properties, KeyResolvers keyResolvers) {

@@ -108,7 +108,7 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
-		return new RateLimitHeaders(properties.getHeaders().getStyle());
+		return new RateLimitHeaders(ConfiguredLimits.headerStyles(properties));
 	}
 
 	@Bean
@@ -144,8 +144,15 @@ public final class RateLimitAutoConfiguration {
 							+ "' has no store on the classpath",
 					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
 		}
+		int maxWaiting = properties.getDelay().getMaxWaiting();
+		if (maxWaiting <= 0) {
+			throw new RateLimitConfigurationException("rate-limit.delay.max-waiting",
+					"max-waiting must be positive, was " + maxWaiting,
+					"Set the most requests that may wait for their turn at once, e.g. 100 (policies that should "
+							+ "never wait use on-limit: reject)");
+		}
 		return new RequestLimiter(rateLimitStore, recorder.getIfAvailable(() -> DecisionRecorder.NONE), rejectionLog,
-				properties.getMode() == RateLimitProperties.Mode.SHADOW);
+				properties.getMode() == RateLimitProperties.Mode.SHADOW, maxWaiting);
 	}
 
 	@Bean

@@ -53,6 +53,11 @@ public class RateLimitProperties {
 	private final Store store = new Store();
 
 	/**
+	 * Delay mode (policies with on-limit: delay), over the whole application.
+	 */
+	private final Delay delay = new Delay();
+
+	/**
 	 * Named policies; every endpoint that names a policy shares its budget.
 	 */
 	private Map<String, Policy> policies = new LinkedHashMap<>();
@@ -98,6 +103,10 @@ public class RateLimitProperties {
 		return this.store;
 	}
 
+	public Delay getDelay() {
+		return this.delay;
+	}
+
 	public Map<String, Policy> getPolicies() {
 		return this.policies;
 	}
@@ -120,16 +129,17 @@ public class RateLimitProperties {
 	public static class Headers {
 
 		/**
-		 * Which rate limit headers responses carry: both, legacy (X-RateLimit-*), ietf
-		 * (RateLimit and RateLimit-Policy) or none. Retry-After is always sent on a 429.
+		 * Which rate limit headers responses carry, one style or a list: both (legacy and ietf),
+		 * legacy (X-RateLimit-*), ietf (RateLimit and RateLimit-Policy of draft 11), draft-6
+		 * (RateLimit-Limit, -Remaining, -Reset) or none. Retry-After is always sent on a 429.
 		 */
-		private HeaderStyle style = HeaderStyle.BOTH;
+		private List<HeaderStyle> style = new ArrayList<>(List.of(HeaderStyle.BOTH));
 
-		public HeaderStyle getStyle() {
+		public List<HeaderStyle> getStyle() {
 			return this.style;
 		}
 
-		public void setStyle(HeaderStyle style) {
+		public void setStyle(List<HeaderStyle> style) {
 			this.style = style;
 		}
 
@@ -190,8 +200,10 @@ public class RateLimitProperties {
 		public static class Caffeine {
 
 			/**
-			 * Most keys tracked at once; beyond it the least valuable keys are evicted (and start again
-			 * with a full budget). Bounds memory under floods of distinct keys.
+			 * Most keys tracked at once per policy (each policy has a table of its own); a full table
+			 * evicts nothing that is still spent, and judges keys it cannot track by shared overflow
+			 * budgets of the policy, so that floods of distinct keys bound memory without lifting a
+			 * lockout. Also the bound of the Redis store's local fallback.
 			 */
 			private long maximumSize = 1_000_000;
 
@@ -203,6 +215,27 @@ public class RateLimitProperties {
 				this.maximumSize = maximumSize;
 			}
 
+		}
+
+	}
+
+	/**
+	 * Delay mode, over the whole application.
+	 */
+	public static class Delay {
+
+		/**
+		 * Most requests waiting for their turn at once, over all policies and keys; beyond it a request
+		 * that would wait gets its 429 at once and gives back the tokens it reserved.
+		 */
+		private int maxWaiting = 100;
+
+		public int getMaxWaiting() {
+			return this.maxWaiting;
+		}
+
+		public void setMaxWaiting(int maxWaiting) {
+			this.maxWaiting = maxWaiting;
 		}
 
 	}

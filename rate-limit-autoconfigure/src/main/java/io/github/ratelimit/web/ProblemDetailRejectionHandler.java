@@ -92,14 +92,35 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
 		problem.setType(QUOTA_EXCEEDED);
 		problem.setTitle("Too Many Requests");
-		try {
-			problem.setInstance(new URI(null, null, request.getRequestURI(), null));
-		}
-		catch (Exception ex) {
-			// an instance is optional; a path that is no URI is left out
+		URI instance = instance(request.getRequestURI());
+		if (instance != null) {
+			problem.setInstance(instance);
 		}
 		problem.setProperty("violated-policies", violated);
 		return problem;
+	}
+
+	/**
+	 * The request URI is percent-encoded already, as the client sent it: it is taken as it is, not
+	 * encoded again (which would turn {@code %31} into {@code %2531}). Only characters a URI cannot hold
+	 * (which servers rarely pass on) are quoted. An instance is optional: a path that is no URI is left
+	 * out.
+	 */
+	static @Nullable URI instance(@Nullable String requestUri) {
+		if (requestUri == null) {
+			return null;
+		}
+		try {
+			return URI.create(requestUri);
+		}
+		catch (IllegalArgumentException ex) {
+			try {
+				return new URI(null, null, requestUri, null);
+			}
+			catch (Exception notAPath) {
+				return null;
+			}
+		}
 	}
 
 	/**

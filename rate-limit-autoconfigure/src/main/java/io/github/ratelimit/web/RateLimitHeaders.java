@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import java.util.Collection;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletResponse;
@@ -12,9 +13,14 @@ import io.github.ratelimit.core.Decision;
  * <ul>
  * <li>legacy: {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}
  * (delta seconds) of the most restrictive limit;</li>
- * <li>ietf: {@code RateLimit-Policy: "api";q=100;w=60} and {@code RateLimit: "api";r=57;t=12}, one list
- * item per limit (draft-ietf-httpapi-ratelimit-headers 10/11).</li>
+ * <li>ietf: {@code RateLimit-Policy: "api";q=100;w=60} and {@code RateLimit: "api";r=57;t=1}, one list
+ * item per limit (draft-ietf-httpapi-ratelimit-headers 10/11), {@code t} being the seconds (rounded
+ * up) until additional quota is made available ({@link io.github.ratelimit.core.Decision#nextNanos()}),
+ * not until the quota is whole;</li>
+ * <li>draft-6: {@code RateLimit-Limit}, {@code RateLimit-Remaining}, {@code RateLimit-Reset} (delta
+ * seconds until the quota is whole, like {@code X-RateLimit-Reset}) of the most restrictive limit.</li>
  * </ul>
+ * Several styles may be combined.
  * A rejection also gets {@code Retry-After} (whole seconds, rounded up, at least 1) whatever the
  * style. Thread-safe.
  */
@@ -28,18 +34,38 @@ public final class RateLimitHeaders {
 
 	static final String X_RATELIMIT_RESET = "X-RateLimit-Reset";
 
+	static final String RATELIMIT_LIMIT = "RateLimit-Limit";
+
+	static final String RATELIMIT_REMAINING = "RateLimit-Remaining";
+
+	static final String RATELIMIT_RESET = "RateLimit-Reset";
+
 	static final String RATELIMIT_POLICY = "RateLimit-Policy";
 
 	static final String RATELIMIT = "RateLimit";
 
-	private final HeaderStyle style;
+	private final boolean legacy;
+
+	private final boolean ietf;
+
+	private final boolean draft6;
 
 	/**
 	 * Creates a writer.
 	 * @param style which headers to write
 	 */
 	public RateLimitHeaders(HeaderStyle style) {
-		this.style = style;
+		this(List.of(style));
+	}
+
+	/**
+	 * Creates a writer of several styles.
+	 * @param styles which headers to write, e.g. {@code [LEGACY, DRAFT_6]}
+	 */
+	public RateLimitHeaders(Collection<HeaderStyle> styles) {
+		this.legacy = styles.stream().anyMatch(HeaderStyle::legacy);
+		this.ietf = styles.stream().anyMatch(HeaderStyle::ietf);
+		this.draft6 = styles.stream().anyMatch(HeaderStyle::draft6);
 	}
 
 	/**
@@ -51,13 +77,23 @@ public final class RateLimitHeaders {
 		if (!result.isAllowed()) {
 			response.setHeader(RETRY_AFTER, Long.toString(result.retryAfterSeconds()));
 		}
-		if (this.style.legacy()) {
+		if (this.legacy || this.draft6) {
 			Decision decision = result.decisions().get(result.mostRestrictive());
-			response.setHeader(X_RATELIMIT_LIMIT, Long.toString(decision.limit()));
-			response.setHeader(X_RATELIMIT_REMAINING, Long.toString(decision.remaining()));
-			response.setHeader(X_RATELIMIT_RESET, Long.toString(RateLimitResult.seconds(decision.resetNanos())));
+			String limit = Long.toString(decision.limit());
+			String remaining = Long.toString(decision.remaining());
+			String reset = Long.toString(RateLimitResult.seconds(decision.resetNanos()));
+			if (this.legacy) {
+				response.setHeader(X_RATELIMIT_LIMIT, limit);
+				response.setHeader(X_RATELIMIT_REMAINING, remaining);
+				response.setHeader(X_RATELIMIT_RESET, reset);
+			}
+			if (this.draft6) {
+				response.setHeader(RATELIMIT_LIMIT, limit);
+				response.setHeader(RATELIMIT_REMAINING, remaining);
+				response.setHeader(RATELIMIT_RESET, reset);
+			}
 		}
-		if (this.style.ietf()) {
+		if (this.ietf) {
 			List<RateLimitPolicy> policies = result.policies();
 			response.setHeader(RATELIMIT_POLICY, policyHeader(policies));
 			StringBuilder state = new StringBuilder(24 * policies.size());
@@ -70,7 +106,7 @@ public final class RateLimitHeaders {
 					.append(";r=")
 					.append(decision.remaining())
 					.append(";t=")
-					.append(RateLimitResult.seconds(decision.resetNanos()));
+					.append(RateLimitResult.seconds(decision.nextNanos()));
 			}
 			response.setHeader(RATELIMIT, state.toString());
 		}

@@ -145,6 +145,10 @@ public final class RateLimitInterceptor implements HandlerInterceptor, HandlerEx
 			return;
 		}
 		RateLimitResult result = this.limiter.decide(request, rules);
+		if (result.waitNanos() > 0) {
+			// Too late to wait for a turn: give back the waiting place it was given.
+			this.limiter.doneWaiting();
+		}
 		if (!result.deferred().isEmpty()) {
 			result = this.limiter.complete(result, response.getStatus());
 		}
@@ -170,6 +174,9 @@ public final class RateLimitInterceptor implements HandlerInterceptor, HandlerEx
 			catch (InterruptedException ex) {
 				// Shutting down: the request keeps its turn and proceeds now.
 				Thread.currentThread().interrupt();
+			}
+			finally {
+				this.limiter.doneWaiting();
 			}
 		}
 	}

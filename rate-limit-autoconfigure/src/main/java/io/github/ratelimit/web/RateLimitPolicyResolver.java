@@ -8,12 +8,15 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * Finds every policy that applies to a request: those of matching path rules, then those of the
  * {@link RateLimited} handler Spring MVC dispatches it to. A policy named twice (by a rule and by an
- * annotation) counts once, with the annotation's cost. Thread-safe.
+ * annotation) counts once, with the annotation's cost. A CORS preflight ({@code OPTIONS} with
+ * {@code Origin} and {@code Access-Control-Request-Method}) has no policy: the browser sends it on its
+ * own before the request it announces, which is the one that spends the budget. Thread-safe.
  */
 public final class RateLimitPolicyResolver {
 
@@ -65,9 +68,12 @@ public final class RateLimitPolicyResolver {
 	 * Resolves the policies of a request.
 	 * @param request the request
 	 * @param handler the handler Spring MVC found for it; {@code null} when none (path rules only)
-	 * @return the policies, each budget once; empty when the request is not limited
+	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
 	 */
 	public List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
+		if (CorsUtils.isPreFlightRequest(request)) {
+			return List.of();
+		}
 		List<RateLimitPolicy> annotated = this.annotatedEndpoints.policiesFor(handler);
 		if (this.rules.isEmpty()) {
 			return annotated;

@@ -44,6 +44,9 @@ public final class RateLimitResult {
 		for (Decision decision : this.decisions) {
 			allowed &= decision.isAllowed();
 			retryAfterNanos = Math.max(retryAfterNanos, decision.retryAfterNanos());
+			if (!decision.isAllowed()) {
+				retryAfterNanos = Math.max(retryAfterNanos, decision.nextNanos());
+			}
 		}
 		this.allowed = allowed;
 		// Computed once: the header and the problem body both say it.
@@ -117,7 +120,8 @@ public final class RateLimitResult {
 
 	/**
 	 * Returns how long the client should wait before the same request is allowed: whole seconds,
-	 * rounded up, at least 1.
+	 * rounded up, at least 1, and never earlier than the {@code t} (the time until additional quota)
+	 * of a violated policy.
 	 * @return seconds; 0 when allowed
 	 */
 	public long retryAfterSeconds() {

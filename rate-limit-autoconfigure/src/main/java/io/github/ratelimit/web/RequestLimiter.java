@@ -2,6 +2,7 @@ package io.github.ratelimit.web;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
@@ -21,7 +22,13 @@ import io.github.ratelimit.core.RateLimitStore;
  * their tokens if the response is one.</li>
  * </ol>
  * It records every outcome (metrics) and logs rejections. A store that throws fails open: the request
- * goes through and the error is counted. Thread-safe.
+ * goes through and the error is counted.
+ * <p>
+ * Delay mode is bounded for the whole application: at most {@code maxWaiting} requests wait for their
+ * turn at once, over all policies and keys. A request that would wait beyond that is rejected at
+ * once: it gives back every token it took, and the policies that would have made it wait are its
+ * violated policies, with the wait it would have had as its retry-after. A result that must wait holds
+ * one of those places until {@link #doneWaiting()}. Thread-safe; the bound is exact.
  */
 public final class RequestLimiter {
 
@@ -35,8 +42,10 @@ public final class RequestLimiter {
 
 	private final boolean shadowOnly;
 
+	private final Semaphore waiting;
+
 	/**
-	 * Creates a limiter.
+	 * Creates a limiter that lets at most 100 requests wait at once.
 	 * @param store decides
 	 * @param recorder receives outcomes
 	 * @param rejectionLog logs rejections
@@ -44,10 +53,27 @@ public final class RequestLimiter {
 	 */
 	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly) {
+		this(store, recorder, rejectionLog, shadowOnly, 100);
+	}
+
+	/**
+	 * Creates a limiter.
+	 * @param store decides
+	 * @param recorder receives outcomes
+	 * @param rejectionLog logs rejections
+	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
+	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
+	 */
+	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+			boolean shadowOnly, int maxWaiting) {
+		if (maxWaiting <= 0) {
+			throw new IllegalArgumentException("maxWaiting must be positive, was " + maxWaiting);
+		}
 		this.store = store;
 		this.recorder = recorder;
 		this.rejectionLog = rejectionLog;
 		this.shadowOnly = shadowOnly;
+		this.waiting = new Semaphore(maxWaiting);
 	}
 
 	/**
@@ -74,6 +100,9 @@ public final class RequestLimiter {
 		if (decisions == null) {
 			return RateLimitResult.unlimited();
 		}
+		if (mustWait(decisions) && !this.waiting.tryAcquire()) {
+			decisions = refuseToWait(enforced, acquisitions, decisions);
+		}
 		RateLimitResult result = new RateLimitResult(enforced, decisions, deferred(enforced, acquisitions, decisions));
 		for (int i = 0; i < enforced.size(); i++) {
 			Decision decision = decisions.get(i);
@@ -88,6 +117,49 @@ public final class RequestLimiter {
 			return result.withShadowDeferred(observe(request, shadow));
 		}
 		return result;
+	}
+
+	/**
+	 * Frees the place in the queue of waiting requests that an allowed result with a wait held, once the
+	 * request has waited (or given up).
+	 */
+	void doneWaiting() {
+		this.waiting.release();
+	}
+
+	private static boolean mustWait(List<Decision> decisions) {
+		boolean wait = false;
+		for (Decision decision : decisions) {
+			if (!decision.isAllowed()) {
+				return false;
+			}
+			wait |= decision.waitNanos() > 0;
+		}
+		return wait;
+	}
+
+	/**
+	 * Too many requests wait already: gives back every token taken, and rejects the request for the
+	 * policies that would have made it wait, after the wait it would have had.
+	 */
+	private List<Decision> refuseToWait(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
+			List<Decision> decisions) {
+		List<Decision> refused = new ArrayList<>(decisions.size());
+		for (int i = 0; i < decisions.size(); i++) {
+			Decision decision = decisions.get(i);
+			Decision now = decision;
+			if (policies.get(i).count() == CountMode.ALL) {
+				try {
+					now = this.store.release(acquisitions.get(i));
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Rate limit store failed to give back the tokens of a request refused a wait", ex);
+				}
+			}
+			refused.add((decision.waitNanos() > 0) ? Decision.rejected(now.limit(), now.remaining(), now.resetNanos(),
+					now.nextNanos(), decision.waitNanos()) : now);
+		}
+		return refused;
 	}
 
 	/**
@@ -107,7 +179,7 @@ public final class RequestLimiter {
 					int index = result.policies().indexOf(deferred.policy());
 					if (index >= 0) {
 						decisions.set(index, counted.isAllowed() ? counted
-								: Decision.allowed(counted.limit(), 0, counted.resetNanos()));
+								: Decision.allowed(counted.limit(), 0, counted.resetNanos(), counted.nextNanos()));
 					}
 				}
 				catch (RuntimeException ex) {

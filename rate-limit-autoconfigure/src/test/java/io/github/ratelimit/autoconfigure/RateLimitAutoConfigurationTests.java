@@ -26,6 +26,7 @@ import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitPolicies;
@@ -178,6 +179,39 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m")
 			.withUserConfiguration(MixedController.class)
 			.run(failsWith("names a policy and also sets inline attributes"));
+	}
+
+	@Test
+	void headerStylesBindOneOrAListAndRefuseAClashNobodyAskedFor() {
+		this.runner.withPropertyValues("rate-limit.headers.style=legacy, draft-6").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(RateLimitProperties.class).getHeaders().getStyle())
+				.containsExactly(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6);
+		});
+		this.runner.withPropertyValues("rate-limit.headers.style[0]=ietf", "rate-limit.headers.style[1]=DRAFT_6")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withPropertyValues("rate-limit.headers.style=legacy,ietf,draft-6")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withPropertyValues("rate-limit.headers.style=both")
+			.run((context) -> assertThat(context.getBean(RateLimitProperties.class).getHeaders().getStyle())
+				.containsExactly(HeaderStyle.BOTH));
+		this.runner.withPropertyValues("rate-limit.headers.style=both,draft-6")
+			.run(failsWith("rate-limit.headers.style: both (legacy and ietf) and draft-6 would send draft 11's"));
+		this.runner.withPropertyValues("rate-limit.headers.style=none,legacy")
+			.run(failsWith("rate-limit.headers.style: none is listed with none, legacy"));
+		this.runner.withPropertyValues("rate-limit.headers.style=")
+			.run(failsWith("rate-limit.headers.style: no header style is set"));
+		this.runner.withPropertyValues("rate-limit.headers.style=draft-7").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("Failed to bind properties under 'rate-limit.headers.style'");
+		});
+	}
+
+	@Test
+	void maxWaitingMustBePositive() {
+		this.runner.withPropertyValues("rate-limit.delay.max-waiting=0")
+			.run(failsWith("rate-limit.delay.max-waiting: max-waiting must be positive, was 0"));
 	}
 
 	@Test

@@ -57,6 +57,14 @@ class AlgorithmEndToEndTests {
 		long retryAfter = Long.parseLong(header(rejected, "Retry-After"));
 		// a window counter may wait past the window: the current count weighs on the next
 		assertThat(retryAfter).isBetween(1L, 120L);
+		// t is the time until additional quota (draft 10/11), never later than Retry-After
+		String state = header(rejected, "RateLimit");
+		long t = Long.parseLong(state.substring(state.indexOf(";t=") + 3));
+		assertThat(t).isBetween(1L, retryAfter);
+		if (algorithm.endsWith("bucket")) {
+			assertThat(t).as("the next token, a third of the minute").isEqualTo(20);
+			assertThat(header(rejected, "X-RateLimit-Reset")).as("until full").isEqualTo("60");
+		}
 		this.clock.advance(Duration.ofSeconds(retryAfter));
 		assertThat(this.http.get(path).statusCode()).as("retried after %d s", retryAfter).isEqualTo(200);
 	}

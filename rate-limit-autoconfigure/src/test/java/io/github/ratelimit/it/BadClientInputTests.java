@@ -1,6 +1,7 @@
 package io.github.ratelimit.it;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.web.AnnotatedEndpoints;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Hostile or broken client input never yields a 500 and never grows memory without bound.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = "rate-limit.client-ip.trusted-proxies=127.0.0.1")
+		properties = { "rate-limit.client-ip.trusted-proxies=127.0.0.1", "rate-limit.store.caffeine.maximum-size=50" })
 class BadClientInputTests {
 
 	@LocalServerPort
@@ -26,6 +28,9 @@ class BadClientInputTests {
 
 	@Autowired
 	CaffeineRateLimitStore store;
+
+	@Autowired
+	AnnotatedEndpoints annotatedEndpoints;
 
 	Http http;
 
@@ -86,11 +91,45 @@ class BadClientInputTests {
 		}
 	}
 
+	/**
+	 * Ten times the maximum size (50 per policy here) of junk usernames on the login policy and of junk
+	 * header values on another: the locked-out user stays locked out, a new victim attacked during the
+	 * flood gets no more than one budget of guesses, and each policy tracks at most 50 keys.
+	 */
 	@Test
-	void aFloodOfDistinctKeysStaysWithinTheMaximumSize() {
-		for (int i = 0; i < 2500; i++) {
-			this.http.get("/t/header", "X-Api-Key", "flood-" + i);
+	void aFloodOfDistinctKeysLiftsNoLockoutAndStaysWithinTheMaximumSize() {
+		for (int i = 0; i < 3; i++) {
+			assertThat(login("locked", "wrong").statusCode()).isEqualTo(401);
 		}
-		assertThat(this.store.size()).isLessThanOrEqualTo(1000);
+		assertThat(login("locked", "right").statusCode()).isEqualTo(429);
+		int victimGuesses = 0;
+		for (int i = 0; i < 10 * 50; i++) {
+			assertThat(login("junk-" + i, "wrong").statusCode()).isIn(401, 429);
+			assertThat(this.http.get("/ops/search", "X-Query", "junk-" + i).statusCode()).isIn(200, 429);
+			if (i % 10 == 0 && login("victim", "guess-" + i).statusCode() == 401) {
+				victimGuesses++;
+			}
+		}
+		assertThat(login("locked", "right").statusCode()).as("still locked out").isEqualTo(429);
+		assertThat(victimGuesses).as("guesses the new victim's budget let through").isLessThanOrEqualTo(3);
+		assertThat(login("victim", "guess").statusCode()).isEqualTo(429);
+		assertThat(this.store.size(policyId("login"))).isEqualTo(50);
+		assertThat(this.store.size(policyId("search"))).isEqualTo(50);
+		assertThat(this.store.overflowDecisions(policyId("search"))).isGreaterThanOrEqualTo(10 * 50 - 50);
+	}
+
+	private HttpResponse<String> login(String user, String password) {
+		return this.http.post("/ops/login", "user=" + user + "&password=" + password);
+	}
+
+	private String policyId(String name) {
+		return this.annotatedEndpoints.endpoints()
+			.values()
+			.stream()
+			.flatMap(List::stream)
+			.filter((policy) -> policy.name().equals(name))
+			.findFirst()
+			.orElseThrow()
+			.id();
 	}
 }

@@ -28,6 +28,10 @@ final class Http {
 		return send(builder(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
+	HttpResponse<String> options(String path, String... headers) {
+		return send(builder(path, headers).method("OPTIONS", HttpRequest.BodyPublishers.noBody()).build());
+	}
+
 	HttpResponse<String> delete(String path, String... headers) {
 		return send(builder(path, headers).DELETE().build());
 	}

@@ -1,5 +1,6 @@
 package io.github.ratelimit.it;
 
+import org.springframework.web.bind.annotation.CrossOrigin;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -123,6 +124,19 @@ class LimitedController {
 	@RateLimited(limit = 200, period = "1h", key = "global")
 	String concurrent() {
 		return "ok";
+	}
+
+	@CrossOrigin("https://app.example")
+	@PostMapping("/cors")
+	@RateLimited(limit = 2, period = "1m")
+	String cors() {
+		return "annotated";
+	}
+
+	@GetMapping("/queued")
+	@RateLimited("queued")
+	String queued() {
+		return "queued";
 	}
 
 	@GetMapping("/list")

@@ -39,7 +39,7 @@ class MockMvcTests {
 			.andExpect(status().isIAmATeapot())
 			.andExpect(content().string("slow down: [LimitedController.inline]"))
 			.andExpect(header().string("Retry-After", "20"))
-			.andExpect(header().string("RateLimit", "\"LimitedController.inline\";r=0;t=60"))
+			.andExpect(header().string("RateLimit", "\"LimitedController.inline\";r=0;t=20"))
 			.andExpect(header().doesNotExist("X-RateLimit-Limit"));
 	}
 

@@ -42,6 +42,12 @@ class OperationsController {
 		return ok ? ResponseEntity.ok("ok") : ResponseEntity.badRequest().body("bad");
 	}
 
+	@GetMapping("/search")
+	@RateLimited(name = "search", limit = 3, period = "1m", key = "header:X-Query")
+	String search() {
+		return "found";
+	}
+
 	@GetMapping("/observed")
 	@RateLimited(name = "observed", limit = 2, period = "1m", shadow = true)
 	String observed() {

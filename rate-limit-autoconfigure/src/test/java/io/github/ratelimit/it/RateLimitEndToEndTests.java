@@ -55,7 +55,7 @@ class RateLimitEndToEndTests {
 		assertThat(header(rejected, "Retry-After")).isEqualTo("20");
 		assertThat(header(rejected, "X-RateLimit-Remaining")).isEqualTo("0");
 		assertThat(header(rejected, "X-RateLimit-Reset")).isEqualTo("60");
-		assertThat(header(rejected, "RateLimit")).isEqualTo("\"LimitedController.inline\";r=0;t=60");
+		assertThat(header(rejected, "RateLimit")).as("the next token, not the whole quota").isEqualTo("\"LimitedController.inline\";r=0;t=20");
 		assertThat(header(rejected, "Content-Type")).isEqualTo("application/problem+json");
 		assertThat(header(rejected, "Cache-Control")).isEqualTo("no-store");
 		assertThat(rejected.body()).isEqualTo("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
@@ -99,6 +99,33 @@ class RateLimitEndToEndTests {
 		assertThat(this.http.get("/t/items/1").statusCode()).isEqualTo(200);
 		assertThat(this.http.get("/t/items/1").statusCode()).isEqualTo(429);
 		assertThat(this.http.get("/t/items/2").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void theProblemInstanceIsThePathAsTheClientSentIt() {
+		assertThat(this.http.get("/t/items/%39%39").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/t/items/99").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = this.http.get("/t/items/%39%39");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.body()).contains("\"instance\":\"/t/items/%39%39\"");
+	}
+
+	@Test
+	void corsPreflightsSpendNoBudgetOnPathRulesNorAnnotations() {
+		for (String path : new String[] { "/cors/rule", "/t/cors" }) {
+			for (int i = 0; i < 5; i++) {
+				HttpResponse<String> preflight = this.http.options(path, "Origin", "https://app.example",
+						"Access-Control-Request-Method", "POST");
+				assertThat(preflight.statusCode()).as(path).isEqualTo(200);
+				assertThat(header(preflight, "Access-Control-Allow-Origin")).isEqualTo("https://app.example");
+				assertThat(preflight.headers().firstValue("X-RateLimit-Limit")).as(path).isEmpty();
+			}
+			HttpResponse<String> first = this.http.post(path, "", "Origin", "https://app.example");
+			assertThat(first.statusCode()).as(path).isEqualTo(200);
+			assertThat(header(first, "X-RateLimit-Remaining")).as(path).isEqualTo("1");
+			assertThat(this.http.post(path, "", "Origin", "https://app.example").statusCode()).isEqualTo(200);
+			assertThat(this.http.post(path, "", "Origin", "https://app.example").statusCode()).isEqualTo(429);
+		}
 	}
 
 	@Test

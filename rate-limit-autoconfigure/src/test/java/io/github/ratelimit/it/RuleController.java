@@ -1,5 +1,6 @@
 package io.github.ratelimit.it;
 
+import org.springframework.web.bind.annotation.CrossOrigin;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -15,6 +16,12 @@ class RuleController {
 	@PostMapping("/r/hello")
 	String helloPost() {
 		return "posted";
+	}
+
+	@CrossOrigin("https://app.example")
+	@PostMapping("/cors/rule")
+	String corsRule() {
+		return "rule";
 	}
 
 	@GetMapping("/free")

@@ -74,6 +74,9 @@ class RateLimitFilterTests {
 			assertThat(rejected.containsHeader("X-RateLimit-Limit")).as(style.name()).isEqualTo(style.legacy());
 			assertThat(rejected.containsHeader("RateLimit")).as(style.name()).isEqualTo(style.ietf());
 			assertThat(rejected.containsHeader("RateLimit-Policy")).as(style.name()).isEqualTo(style.ietf());
+			assertThat(rejected.containsHeader("RateLimit-Limit")).as(style.name()).isEqualTo(style.draft6());
+			assertThat(rejected.containsHeader("RateLimit-Remaining")).as(style.name()).isEqualTo(style.draft6());
+			assertThat(rejected.containsHeader("RateLimit-Reset")).as(style.name()).isEqualTo(style.draft6());
 		}
 	}
 
@@ -160,6 +163,64 @@ class RateLimitFilterTests {
 		assertThat(send(filter, interceptor, "/api/x", 200).getStatus()).isEqualTo(429);
 	}
 
+	@Test
+	void stylesCombineAndDraft6SaysWhatTheLegacyHeadersSay() throws Exception {
+		RateLimitInterceptor interceptor = interceptor(new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6)),
+				new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		MockHttpServletResponse first = send(filter, interceptor, "/api/x");
+		assertThat(first.getHeader("RateLimit-Limit")).isEqualTo("2").isEqualTo(first.getHeader("X-RateLimit-Limit"));
+		assertThat(first.getHeader("RateLimit-Remaining")).isEqualTo("1")
+			.isEqualTo(first.getHeader("X-RateLimit-Remaining"));
+		assertThat(first.getHeader("RateLimit-Reset")).as("delta seconds until full").isEqualTo("5")
+			.isEqualTo(first.getHeader("X-RateLimit-Reset"));
+		assertThat(first.containsHeader("RateLimit")).isFalse();
+		assertThat(first.containsHeader("RateLimit-Policy")).isFalse();
+		this.clock.advance(Duration.ofSeconds(1));
+		send(filter, interceptor, "/api/x");
+		MockHttpServletResponse rejected = send(filter, interceptor, "/api/x");
+		assertThat(rejected.getHeader("RateLimit-Remaining")).isEqualTo("0");
+		assertThat(rejected.getHeader("RateLimit-Reset")).isEqualTo("9").isEqualTo(rejected.getHeader("X-RateLimit-Reset"));
+		assertThat(rejected.getHeader("Retry-After")).isEqualTo("4");
+	}
+
+	@Test
+	void tIsTheTimeUntilTheNextTokenAndRetryAfterNeverComesBeforeIt() throws Exception {
+		RateLimitInterceptor interceptor = interceptor(HeaderStyle.IETF, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		send(filter, interceptor, "/api/x");
+		this.clock.advance(Duration.ofMillis(3500));
+		MockHttpServletResponse second = send(filter, interceptor, "/api/x");
+		// 2 per 10 s: the first token is back in 1.5 s, the bucket is full in 6.5 s
+		assertThat(second.getHeader("RateLimit")).isEqualTo("\"api\";r=0;t=2");
+		MockHttpServletResponse rejected = send(filter, interceptor, "/api/x");
+		assertThat(rejected.getHeader("RateLimit")).isEqualTo("\"api\";r=0;t=2");
+		assertThat(rejected.getHeader("Retry-After")).isEqualTo("2");
+	}
+
+	@Test
+	void corsPreflightsSpendNoBudgetButOtherOptionsRequestsDo() throws Exception {
+		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		for (int i = 0; i < 5; i++) {
+			MockHttpServletRequest preflight = request("/api/x");
+			preflight.setMethod("OPTIONS");
+			preflight.addHeader("Origin", "https://app.example");
+			preflight.addHeader("Access-Control-Request-Method", "POST");
+			Dispatcher dispatcher = new Dispatcher(interceptor);
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			filter.doFilter(preflight, response, new MockFilterChain(dispatcher));
+			assertThat(dispatcher.handled).as("the preflight went on").isEqualTo(1);
+			assertThat(response.getHeaderNames()).isEmpty();
+		}
+		MockHttpServletRequest plainOptions = request("/api/x");
+		plainOptions.setMethod("OPTIONS");
+		MockHttpServletResponse counted = new MockHttpServletResponse();
+		filter.doFilter(plainOptions, counted, new MockFilterChain(new Dispatcher(interceptor)));
+		assertThat(counted.getHeader("X-RateLimit-Remaining")).as("not a preflight: counted").isEqualTo("1");
+		assertThat(send(filter, interceptor, "/api/x").getHeader("X-RateLimit-Remaining")).isEqualTo("0");
+	}
+
 	private RateLimitPolicy policy(CountMode count) {
 		return RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "rate-limit.policies.api", false,
 				"token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, count, false),
@@ -168,13 +229,18 @@ class RateLimitFilterTests {
 
 	private RateLimitInterceptor interceptor(HeaderStyle style, RateLimitRejectionHandler rejectionHandler,
 			RateLimitPolicy policy) {
+		return interceptor(new RateLimitHeaders(style), rejectionHandler, policy);
+	}
+
+	private RateLimitInterceptor interceptor(RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler,
+			RateLimitPolicy policy) {
 		RequestLimiter limiter = new RequestLimiter(new CaffeineRateLimitStore(100, this.clock), DecisionRecorder.NONE,
 				new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
 		PathRule rule = new PathRule(PathPatternParser.defaultInstance.parse("/api/**"), Set.of(), List.of(policy));
 		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, new RateLimitPolicies(Map.of()), this.keyResolvers);
 		none.afterSingletonsInstantiated();
 		return new RateLimitInterceptor(new RateLimitPolicyResolver(List.of(rule), none), limiter,
-				new RateLimitHeaders(style), rejectionHandler, RequestDelay.SLEEP);
+				headers, rejectionHandler, RequestDelay.SLEEP);
 	}
 
 	private static MockHttpServletResponse send(RateLimitFilter filter, HandlerInterceptor interceptor, String path)

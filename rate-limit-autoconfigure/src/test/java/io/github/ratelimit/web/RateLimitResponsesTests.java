@@ -96,6 +96,14 @@ class RateLimitResponsesTests {
 		}
 	}
 
+	@Test
+	void theInstanceIsThePathAsSentNotEncodedAgain() {
+		assertThat(ProblemDetailRejectionHandler.instance("/api/reports/%31")).hasToString("/api/reports/%31");
+		assertThat(ProblemDetailRejectionHandler.instance("/a%2Fb/%E2%82%AC")).hasToString("/a%2Fb/%E2%82%AC");
+		assertThat(ProblemDetailRejectionHandler.instance("/a b")).hasToString("/a%20b");
+		assertThat(ProblemDetailRejectionHandler.instance(null)).isNull();
+	}
+
 	private RateLimitPolicy policy(String name) {
 		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, "token-bucket", 1L,
 				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);

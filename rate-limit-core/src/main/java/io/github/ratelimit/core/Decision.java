@@ -14,16 +14,19 @@ public final class Decision {
 
 	private final long resetNanos;
 
+	private final long nextNanos;
+
 	private final long retryAfterNanos;
 
 	private final long waitNanos;
 
-	private Decision(boolean allowed, long limit, long remaining, long resetNanos, long retryAfterNanos,
-			long waitNanos) {
+	private Decision(boolean allowed, long limit, long remaining, long resetNanos, long nextNanos,
+			long retryAfterNanos, long waitNanos) {
 		this.allowed = allowed;
 		this.limit = limit;
 		this.remaining = remaining;
 		this.resetNanos = resetNanos;
+		this.nextNanos = Math.max(0, nextNanos);
 		this.retryAfterNanos = retryAfterNanos;
 		this.waitNanos = waitNanos;
 	}
@@ -33,10 +36,23 @@ public final class Decision {
 	 * @param limit the quota per period
 	 * @param remaining the tokens left after this request
 	 * @param resetNanos the time until the quota is whole again
+	 * @param nextNanos the time until additional quota is made available (see {@link #nextNanos()})
+	 * @return the decision
+	 */
+	public static Decision allowed(long limit, long remaining, long resetNanos, long nextNanos) {
+		return new Decision(true, limit, remaining, resetNanos, nextNanos, 0, 0);
+	}
+
+	/**
+	 * Creates an allowing decision for a store that cannot tell when additional quota comes: it says
+	 * the reset, the latest that can be.
+	 * @param limit the quota per period
+	 * @param remaining the tokens left after this request
+	 * @param resetNanos the time until the quota is whole again
 	 * @return the decision
 	 */
 	public static Decision allowed(long limit, long remaining, long resetNanos) {
-		return new Decision(true, limit, remaining, resetNanos, 0, 0);
+		return allowed(limit, remaining, resetNanos, resetNanos);
 	}
 
 	/**
@@ -45,11 +61,25 @@ public final class Decision {
 	 * @param limit the quota per period
 	 * @param remaining the tokens left after this request
 	 * @param resetNanos the time until the quota is whole again
+	 * @param nextNanos the time until additional quota is made available
+	 * @param waitNanos how long the request must wait before it proceeds
+	 * @return the decision
+	 */
+	public static Decision delayed(long limit, long remaining, long resetNanos, long nextNanos, long waitNanos) {
+		return new Decision(true, limit, remaining, resetNanos, nextNanos, 0, Math.max(0, waitNanos));
+	}
+
+	/**
+	 * Creates a decision that allows the request once it has waited for its turn, for a store that
+	 * cannot tell when additional quota comes (it says the reset).
+	 * @param limit the quota per period
+	 * @param remaining the tokens left after this request
+	 * @param resetNanos the time until the quota is whole again
 	 * @param waitNanos how long the request must wait before it proceeds
 	 * @return the decision
 	 */
 	public static Decision delayed(long limit, long remaining, long resetNanos, long waitNanos) {
-		return new Decision(true, limit, remaining, resetNanos, 0, Math.max(0, waitNanos));
+		return delayed(limit, remaining, resetNanos, resetNanos, waitNanos);
 	}
 
 	/**
@@ -57,11 +87,27 @@ public final class Decision {
 	 * @param limit the quota per period
 	 * @param remaining the tokens left (fewer than the request needed)
 	 * @param resetNanos the time until the quota is whole again
+	 * @param nextNanos the time until additional quota is made available; at most the retry-after
+	 * @param retryAfterNanos the time until the same request would be allowed; positive
+	 * @return the decision
+	 */
+	public static Decision rejected(long limit, long remaining, long resetNanos, long nextNanos,
+			long retryAfterNanos) {
+		long retryAfter = Math.max(1, retryAfterNanos);
+		return new Decision(false, limit, remaining, resetNanos, Math.min(nextNanos, retryAfter), retryAfter, 0);
+	}
+
+	/**
+	 * Creates a rejecting decision for a store that cannot tell when additional quota comes sooner than
+	 * the retry: it says the retry-after.
+	 * @param limit the quota per period
+	 * @param remaining the tokens left (fewer than the request needed)
+	 * @param resetNanos the time until the quota is whole again
 	 * @param retryAfterNanos the time until the same request would be allowed; positive
 	 * @return the decision
 	 */
 	public static Decision rejected(long limit, long remaining, long resetNanos, long retryAfterNanos) {
-		return new Decision(false, limit, remaining, resetNanos, Math.max(1, retryAfterNanos), 0);
+		return rejected(limit, remaining, resetNanos, retryAfterNanos, retryAfterNanos);
 	}
 
 	/**
@@ -97,6 +143,19 @@ public final class Decision {
 	}
 
 	/**
+	 * Returns the time until additional quota is made available, the {@code t} of the IETF
+	 * {@code RateLimit} field (draft-ietf-httpapi-ratelimit-headers 10 and 11): a token bucket's next
+	 * token, a leaky bucket's next drain, a fixed window's end, the moment the oldest entry of a
+	 * sliding window log ages out, the moment a sliding window counter's estimate has dropped enough to
+	 * admit one more request of the cost asked (of cost 1 for a peek). Zero when nothing is spent; never
+	 * after the retry-after of a rejection.
+	 * @return nanoseconds, zero or more
+	 */
+	public long nextNanos() {
+		return this.nextNanos;
+	}
+
+	/**
 	 * Returns the time until the same request would be allowed; zero when it was allowed.
 	 * @return nanoseconds
 	 */
@@ -116,7 +175,7 @@ public final class Decision {
 	public boolean equals(Object other) {
 		return (other instanceof Decision that) && this.allowed == that.allowed && this.limit == that.limit
 				&& this.remaining == that.remaining && this.resetNanos == that.resetNanos
-				&& this.retryAfterNanos == that.retryAfterNanos && this.waitNanos == that.waitNanos;
+				&& this.nextNanos == that.nextNanos && this.retryAfterNanos == that.retryAfterNanos && this.waitNanos == that.waitNanos;
 	}
 
 	@Override
@@ -127,7 +186,7 @@ public final class Decision {
 	@Override
 	public String toString() {
 		return (this.allowed ? "allowed" : "rejected") + "(limit=" + this.limit + ", remaining=" + this.remaining
-				+ ", resetNanos=" + this.resetNanos + ", retryAfterNanos=" + this.retryAfterNanos + ", waitNanos="
+				+ ", resetNanos=" + this.resetNanos + ", nextNanos=" + this.nextNanos + ", retryAfterNanos=" + this.retryAfterNanos + ", waitNanos="
 				+ this.waitNanos + ")";
 	}
 }

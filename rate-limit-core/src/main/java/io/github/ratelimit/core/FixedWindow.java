@@ -41,10 +41,11 @@ public final class FixedWindow implements LimiterState {
 		long max = this.limit.limit();
 		long untilEnd = this.windowStart + this.period - nowNanos;
 		if (this.count + cost > max) {
-			return Decision.rejected(max, max - this.count, untilEnd, untilEnd);
+			return Decision.rejected(max, max - this.count, untilEnd, untilEnd, untilEnd);
 		}
 		this.count += cost;
-		return Decision.allowed(max, max - this.count, untilEnd);
+		// Additional quota comes with the next window, when the whole quota does.
+		return Decision.allowed(max, max - this.count, untilEnd, untilEnd);
 	}
 
 	@Override
@@ -53,7 +54,7 @@ public final class FixedWindow implements LimiterState {
 		long max = this.limit.limit();
 		if (this.count + cost > max) {
 			long untilEnd = this.windowStart + this.period - nowNanos;
-			return Decision.rejected(max, max - this.count, untilEnd, untilEnd);
+			return Decision.rejected(max, max - this.count, untilEnd, untilEnd, untilEnd);
 		}
 		return peekLocked(nowNanos);
 	}
@@ -73,7 +74,7 @@ public final class FixedWindow implements LimiterState {
 
 	private Decision peekLocked(long nowNanos) {
 		long reset = (this.count > 0) ? this.windowStart + this.period - nowNanos : 0;
-		return Decision.allowed(this.limit.limit(), this.limit.limit() - this.count, reset);
+		return Decision.allowed(this.limit.limit(), this.limit.limit() - this.count, reset, reset);
 	}
 
 	private void roll(long nowNanos) {

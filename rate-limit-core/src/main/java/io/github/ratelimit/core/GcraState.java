@@ -9,7 +9,8 @@ import java.lang.invoke.VarHandle;
  * <p>
  * With {@code T} the time one token takes ({@code period / limit}) and {@code tau = burst * T}, the
  * tokens available at {@code now} are {@code (tau - (tat - now)) / T}. Giving tokens back moves
- * {@code tat} back by {@code cost * T}, never before {@code now} (a full bucket stays full).
+ * {@code tat} back by {@code cost * T}, never before {@code now} (a full bucket stays full). The next
+ * token (or drain) comes when {@code tau - (tat - now)} reaches the next multiple of {@code T}.
  */
 abstract sealed class GcraState implements LimiterState permits TokenBucket, LeakyBucket {
 
@@ -61,7 +62,8 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 		long used = base + cost * interval - nowNanos;
 		if (used > tolerance) {
 			long available = (tolerance - (base - nowNanos)) / interval;
-			return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos, used - tolerance);
+			return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
+					untilNext(base - nowNanos), used - tolerance);
 		}
 		return peek(nowNanos);
 	}
@@ -70,6 +72,23 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	public final Decision peek(long nowNanos) {
 		long used = Math.max(0, (long) TAT.getVolatile(this) - nowNanos);
 		return Decision.allowed(this.limit.limit(),
-				Math.max(0, (this.limit.toleranceNanos() - used) / this.limit.emissionIntervalNanos()), used);
+				Math.max(0, (this.limit.toleranceNanos() - used) / this.limit.emissionIntervalNanos()), used,
+				untilNext(used));
+	}
+
+	/**
+	 * Returns the time until one more token is available (the next drain of a queue), given the time
+	 * {@code used = tat - now} the bucket needs to become whole again; zero when nothing is spent.
+	 * Reserved tokens (delay mode, {@code used > tau}) count as spent: the next token is the first one
+	 * beyond them.
+	 */
+	final long untilNext(long used) {
+		if (used <= 0) {
+			return 0;
+		}
+		long interval = this.limit.emissionIntervalNanos();
+		long credit = this.limit.toleranceNanos() - used;
+		long available = Math.max(0, Math.floorDiv(credit, interval));
+		return (available + 1) * interval - credit;
 	}
 }

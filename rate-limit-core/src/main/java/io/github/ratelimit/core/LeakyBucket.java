@@ -38,12 +38,13 @@ public final class LeakyBucket extends GcraState {
 			if (used > tolerance || turn > maxWaitNanos) {
 				long available = (tolerance - (base - nowNanos)) / interval;
 				long retryAfter = Math.max(used - tolerance, (maxWaitNanos > 0) ? turn - maxWaitNanos : 0);
-				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos, retryAfter);
+				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
+						untilNext(base - nowNanos), retryAfter);
 			}
 			if (TAT.compareAndSet(this, tat, newTat)) {
 				long remaining = (tolerance - used) / interval;
-				return (turn > 0) ? Decision.delayed(this.limit.limit(), remaining, used, turn)
-						: Decision.allowed(this.limit.limit(), remaining, used);
+				return (turn > 0) ? Decision.delayed(this.limit.limit(), remaining, used, untilNext(used), turn)
+						: Decision.allowed(this.limit.limit(), remaining, used, untilNext(used));
 			}
 		}
 	}

@@ -46,10 +46,11 @@ public final class SlidingWindowCounter implements LimiterState {
 		long p = this.period;
 		long overlap = overlap(nowNanos);
 		if (this.previous * overlap + (this.current + cost) * p > max * p) {
-			return rejection(overlap, cost);
+			return Decision.rejected(max, remaining(overlap), reset(overlap), untilRoomFor(overlap, cost),
+					untilRoomFor(overlap, cost));
 		}
 		this.current += cost;
-		return Decision.allowed(max, remaining(overlap), reset(overlap));
+		return Decision.allowed(max, remaining(overlap), reset(overlap), next(overlap, cost));
 	}
 
 	@Override
@@ -59,40 +60,54 @@ public final class SlidingWindowCounter implements LimiterState {
 		long p = this.period;
 		long overlap = overlap(nowNanos);
 		if (this.previous * overlap + (this.current + cost) * p > max * p) {
-			return rejection(overlap, cost);
+			return Decision.rejected(max, remaining(overlap), reset(overlap), untilRoomFor(overlap, cost),
+					untilRoomFor(overlap, cost));
 		}
-		return Decision.allowed(max, remaining(overlap), reset(overlap));
-	}
-
-	private Decision rejection(long overlap, long cost) {
-		long max = this.limit.limit();
-		long p = this.period;
-		long retryAfter;
-		long room = max - this.current - cost;
-		if (room >= 0) {
-			// The previous window's weight has to shrink enough, within this window.
-			retryAfter = overlap - Math.floorDiv(room * p, this.previous);
-		}
-		else {
-			// Only once this window has become the previous one, weighing less and less.
-			long wait = (this.current == 0) ? 0 : Math.max(0, p - Math.floorDiv((max - cost) * p, this.current));
-			retryAfter = overlap + wait;
-		}
-		return Decision.rejected(max, remaining(overlap), reset(overlap), retryAfter);
+		return Decision.allowed(max, remaining(overlap), reset(overlap), next(overlap, cost));
 	}
 
 	@Override
 	public synchronized Decision release(long nowNanos, long cost) {
 		roll(nowNanos);
 		this.current = Math.max(0, this.current - cost);
-		return peek(nowNanos);
+		long overlap = overlap(nowNanos);
+		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, cost));
 	}
 
 	@Override
 	public synchronized Decision peek(long nowNanos) {
 		roll(nowNanos);
 		long overlap = overlap(nowNanos);
-		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap));
+		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, 1));
+	}
+
+	/**
+	 * The time until the estimate admits one more request of {@code cost} than it does now (the whole
+	 * quota at most); zero when nothing is spent.
+	 */
+	private long next(long overlap, long cost) {
+		if (this.current == 0 && this.previous == 0) {
+			return 0;
+		}
+		long c = Math.max(1, cost);
+		long room = Math.min(this.limit.limit(), (remaining(overlap) / c + 1) * c);
+		return untilRoomFor(overlap, room);
+	}
+
+	/**
+	 * The time until the estimate leaves room for {@code room} tokens, which it does not now: within
+	 * this window when the previous window's weight shrinks enough, else once this window has become
+	 * the previous one, weighing less and less.
+	 */
+	private long untilRoomFor(long overlap, long room) {
+		long max = this.limit.limit();
+		long p = this.period;
+		long left = max - this.current - room;
+		if (left >= 0) {
+			return overlap - Math.floorDiv(left * p, this.previous);
+		}
+		long wait = (this.current == 0) ? 0 : Math.max(0, p - Math.floorDiv((max - room) * p, this.current));
+		return overlap + wait;
 	}
 
 	private long remaining(long overlap) {

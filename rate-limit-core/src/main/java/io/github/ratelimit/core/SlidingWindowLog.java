@@ -48,7 +48,7 @@ public final class SlidingWindowLog implements LimiterState {
 		long max = this.limit.limit();
 		if (this.size + cost > max) {
 			long oldestToLeave = at((int) (this.size + cost - max - 1));
-			return Decision.rejected(max, max - this.size, newest() + this.period - nowNanos,
+			return Decision.rejected(max, max - this.size, newest() + this.period - nowNanos, untilOldestLeaves(nowNanos),
 					oldestToLeave + this.period - nowNanos);
 		}
 		long timestamp = (this.size > 0) ? Math.max(nowNanos, newest()) : nowNanos;
@@ -57,7 +57,7 @@ public final class SlidingWindowLog implements LimiterState {
 			this.log[(this.head + this.size) % this.log.length] = timestamp;
 			this.size++;
 		}
-		return Decision.allowed(max, max - this.size, timestamp + this.period - nowNanos);
+		return Decision.allowed(max, max - this.size, timestamp + this.period - nowNanos, untilOldestLeaves(nowNanos));
 	}
 
 	@Override
@@ -67,7 +67,7 @@ public final class SlidingWindowLog implements LimiterState {
 		if (this.size + cost > max) {
 			long oldestToLeave = at((int) (this.size + cost - max - 1));
 			return Decision.rejected(max, max - this.size, newest() + this.period - nowNanos,
-					oldestToLeave + this.period - nowNanos);
+					untilOldestLeaves(nowNanos), oldestToLeave + this.period - nowNanos);
 		}
 		return peek(nowNanos);
 	}
@@ -82,7 +82,12 @@ public final class SlidingWindowLog implements LimiterState {
 	public synchronized Decision peek(long nowNanos) {
 		expire(nowNanos);
 		long reset = (this.size > 0) ? newest() + this.period - nowNanos : 0;
-		return Decision.allowed(this.limit.limit(), this.limit.limit() - this.size, reset);
+		return Decision.allowed(this.limit.limit(), this.limit.limit() - this.size, reset, untilOldestLeaves(nowNanos));
+	}
+
+	/** Additional quota comes when the oldest entry in the window ages out; zero for an empty log. */
+	private long untilOldestLeaves(long nowNanos) {
+		return (this.size > 0) ? at(0) + this.period - nowNanos : 0;
 	}
 
 	private void expire(long nowNanos) {

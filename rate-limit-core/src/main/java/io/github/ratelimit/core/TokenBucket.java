@@ -41,14 +41,15 @@ public final class TokenBucket extends GcraState {
 			long wait = used - tolerance;
 			if (wait > maxWaitNanos) {
 				long available = (tolerance - (base - nowNanos)) / interval;
-				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos, wait);
+				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
+						untilNext(base - nowNanos), wait);
 			}
 			if (TAT.compareAndSet(this, tat, newTat)) {
 				if (wait <= 0) {
-					return Decision.allowed(this.limit.limit(), (tolerance - used) / interval, used);
+					return Decision.allowed(this.limit.limit(), (tolerance - used) / interval, used, untilNext(used));
 				}
 				// Reserved ahead (delay mode): the request proceeds once its tokens have refilled.
-				return Decision.delayed(this.limit.limit(), 0, used, wait);
+				return Decision.delayed(this.limit.limit(), 0, used, untilNext(used), wait);
 			}
 		}
 	}

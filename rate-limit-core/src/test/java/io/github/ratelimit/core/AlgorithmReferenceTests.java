@@ -57,7 +57,7 @@ class AlgorithmReferenceTests {
 					Decision released = state.release(now, cost);
 					reference.release(now, cost);
 					assertThat(released).as("release, %s run %d step %d", limit, run, step)
-						.isEqualTo(reference.peek(now));
+						.isEqualTo(reference.peek(now, cost));
 				}
 			}
 		}
@@ -91,23 +91,34 @@ class AlgorithmReferenceTests {
 		Decision decide(long now, long cost) {
 			if (fits(now, cost)) {
 				admit(now, cost);
-				return Decision.allowed(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)));
+				return Decision.allowed(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
+						next(now, cost));
 			}
 			return Decision.rejected(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
-					firstInstant(now, (t) -> fits(t, cost)));
+					next(now, cost), firstInstant(now, (t) -> fits(t, cost)));
 		}
 
 		/** What a request would be told without being admitted: the state as it is, or the rejection. */
 		Decision check(long now, long cost) {
 			if (fits(now, cost)) {
-				return peek(now);
+				return peek(now, cost);
 			}
 			return Decision.rejected(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
-					firstInstant(now, (t) -> fits(t, cost)));
+					next(now, cost), firstInstant(now, (t) -> fits(t, cost)));
 		}
 
-		Decision peek(long now) {
-			return Decision.allowed(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)));
+		Decision peek(long now, long cost) {
+			return Decision.allowed(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
+					next(now, cost));
+		}
+
+		/**
+		 * When additional quota is made available (the {@code t} of draft-ietf-httpapi-ratelimit-headers
+		 * 10/11): the first instant more remains than now; zero when nothing is spent.
+		 */
+		long next(long now, long cost) {
+			long remaining = remaining(now);
+			return empty(now) ? 0 : firstInstant(now, (t) -> remaining(t) > remaining);
 		}
 
 		/** The least {@code d >= 0} such that the condition holds at {@code now + d} (it stays true after). */
@@ -328,6 +339,13 @@ class AlgorithmReferenceTests {
 		@Override
 		boolean empty(long now) {
 			return scaledEstimate(now, 0).signum() == 0;
+		}
+
+		/** The counter's additional quota: room for one more request of the cost (the whole quota at most). */
+		@Override
+		long next(long now, long cost) {
+			long room = Math.min(this.limit.limit(), (remaining(now) / cost + 1) * cost);
+			return empty(now) ? 0 : firstInstant(now, (t) -> remaining(t) >= room);
 		}
 
 	}

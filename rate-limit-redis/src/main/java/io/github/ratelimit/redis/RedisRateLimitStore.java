@@ -347,26 +347,27 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private static List<Decision> decisions(List<Acquisition> acquisitions, List<Long> reply) {
-		if (reply.size() != 6 * acquisitions.size()) {
+		if (reply.size() != 8 * acquisitions.size()) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());
 		for (int i = 0; i < acquisitions.size(); i++) {
 			long limit = acquisitions.get(i).limit().limit();
-			int at = 6 * i;
+			int at = 8 * i;
 			boolean allowed = reply.get(at) == 1;
 			long remaining = reply.get(at + 1);
 			long reset = reply.get(at + 2) * 1000;
 			long retryAfter = reply.get(at + 3) * 1000 + reply.get(at + 5);
 			long wait = reply.get(at + 4) * 1000;
+			long next = reply.get(at + 6) * 1000 + reply.get(at + 7);
 			if (!allowed) {
-				decisions.add(Decision.rejected(limit, remaining, reset, retryAfter));
+				decisions.add(Decision.rejected(limit, remaining, reset, next, retryAfter));
 			}
 			else if (wait > 0) {
-				decisions.add(Decision.delayed(limit, remaining, reset, wait));
+				decisions.add(Decision.delayed(limit, remaining, reset, next, wait));
 			}
 			else {
-				decisions.add(Decision.allowed(limit, remaining, reset));
+				decisions.add(Decision.allowed(limit, remaining, reset, next));
 			}
 		}
 		return decisions;
@@ -482,7 +483,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/**
 		 * Sets the in-process store {@link OnFailure#LOCAL} decides with (a Caffeine store of 100,000 keys
-		 * when not called).
+		 * per limit when not called).
 		 * @param localStore the store
 		 * @return this builder
 		 */

@@ -62,7 +62,124 @@ class CaffeineRateLimitStoreTests {
 			this.store.tryAcquire(new Acquisition("api", this.limit, "client-" + i, 1));
 		}
 		this.store.cleanUp();
-		assertThat(this.store.size()).isLessThanOrEqualTo(100);
+		assertThat(this.store.size("api")).isEqualTo(100);
+		assertThat(this.store.size()).isEqualTo(100);
+		assertThat(this.store.overflowDecisions("api")).isEqualTo(10_000 - 100);
+	}
+
+	@Test
+	void aMillionKeyFloodStaysWithinTheBoundAndLiftsNoLockout() {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100_000, this.clock, Runnable::run);
+		Acquisition victim = new Acquisition("login", this.limit, "victim", 1);
+		assertThat(drain(store, victim)).isEqualTo(3);
+		for (int i = 0; i < 1_000_000; i++) {
+			store.tryAcquire(new Acquisition("login", this.limit, "flood-" + i, 1));
+			if (i % 100_000 == 0) {
+				this.clock.advance(Duration.ofMillis(100));
+			}
+		}
+		assertThat(store.size("login")).isEqualTo(100_000);
+		assertThat(store.tryAcquire(victim).isAllowed()).as("still locked out").isFalse();
+	}
+
+	@Test
+	void aFloodOnOneLimitNeverEvictsAnotherLimitsStateNorItsOwnLockouts() {
+		Acquisition locked = new Acquisition("login", this.limit, "alice", 1);
+		Acquisition elsewhere = new Acquisition("api", this.limit, "alice", 1);
+		drain(locked);
+		this.store.tryAcquire(elsewhere);
+		for (int i = 0; i < 10 * 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "user-" + i, 1));
+			this.store.tryAcquire(new Acquisition("api", this.limit, "header-" + i, 1));
+			this.store.tryAcquire(new Acquisition("search", this.limit, "q-" + i, 1));
+		}
+		this.store.cleanUp();
+		assertThat(this.store.tryAcquire(locked).isAllowed()).as("the lockout holds").isFalse();
+		assertThat(this.store.peek(elsewhere).remaining()).as("the other limit's state is kept").isEqualTo(2);
+		assertThat(this.store.size("login")).isEqualTo(100);
+		assertThat(this.store.size("api")).isEqualTo(100);
+		assertThat(this.store.size("search")).isEqualTo(100);
+	}
+
+	@Test
+	void aNewVictimGetsNoFreshBudgetWhileTheTableIsFull() {
+		// Reference: the victim's guesses over four minutes, one every second, on a store of its own.
+		ManualClock aloneClock = new ManualClock();
+		CaffeineRateLimitStore alone = new CaffeineRateLimitStore(100, aloneClock, Runnable::run);
+		int reference = 0;
+		for (int second = 0; second < 240; second++) {
+			reference += alone.tryAcquire(new Acquisition("login", this.limit, "victim", 1)).isAllowed() ? 1 : 0;
+			aloneClock.advance(Duration.ofSeconds(1));
+		}
+		// The same guesses while an attacker keeps the table full with fresh junk keys every second.
+		int allowed = 0;
+		int junk = 0;
+		for (int second = 0; second < 240; second++) {
+			for (int i = 0; i < 150; i++) {
+				this.store.tryAcquire(new Acquisition("login", this.limit, "junk-" + junk++, 1));
+			}
+			allowed += this.store.tryAcquire(new Acquisition("login", this.limit, "victim", 1)).isAllowed() ? 1 : 0;
+			this.clock.advance(Duration.ofSeconds(1));
+			assertThat(this.store.size("login")).isLessThanOrEqualTo(100);
+		}
+		assertThat(reference).isEqualTo(3 + 237 / 10);
+		assertThat(allowed).as("never more guesses than a tracked victim gets").isLessThanOrEqualTo(reference);
+	}
+
+	@Test
+	void aKeyIsTrackedOnItsOwnOnlyOnceItsOverflowBudgetIsFresh() {
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "filler-" + i, 1));
+		}
+		this.clock.advance(Duration.ofSeconds(20));
+		Acquisition late = new Acquisition("login", this.limit, "late", 1);
+		assertThat(drain(late)).as("judged by its (so far unused) overflow budget").isEqualTo(3);
+		// The fillers become fresh and leave 31 s after their use; the overflow budget was spent later,
+		// so it is not fresh yet: the key stays with it although the table has room now.
+		this.clock.advance(Duration.ofSeconds(12));
+		this.store.cleanUp();
+		assertThat(this.store.size("login")).isZero();
+		assertThat(this.store.tryAcquire(late).isAllowed()).as("one token came back in 12 s").isTrue();
+		assertThat(this.store.tryAcquire(late).isAllowed()).as("a fresh state would have allowed this").isFalse();
+		assertThat(this.store.size("login")).isZero();
+		// Once its overflow budget is whole again (30 s after its last token was taken), so is its own.
+		this.clock.advance(Duration.ofSeconds(30));
+		assertThat(drain(late)).isEqualTo(3);
+		assertThat(this.store.size("login")).isEqualTo(1);
+	}
+
+	@Test
+	void resetAndExpiryFreeTheirPlaces() {
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("api", this.limit, "k-" + i, 1));
+		}
+		assertThat(this.store.size("api")).isEqualTo(100);
+		this.store.reset("api", "k-0");
+		this.store.reset("api", "k-0");
+		this.store.reset("api", "never-seen");
+		assertThat(this.store.size("api")).isEqualTo(99);
+		this.clock.advance(Duration.ofSeconds(11));
+		this.store.cleanUp();
+		assertThat(this.store.size("api")).isEqualTo(99);
+		this.clock.advance(Duration.ofSeconds(30));
+		this.store.cleanUp();
+		assertThat(this.store.size("api")).isZero();
+	}
+
+	@Test
+	void sixteenThreadsFloodingAFullTableNeverOverspendATrackedKeyNorGrowIt() throws Exception {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1_000, this.clock);
+		Limit large = Limit.builder().limit(5_000).period(Duration.ofHours(1)).build();
+		Acquisition tracked = new Acquisition("api", large, "tracked", 1);
+		store.tryAcquire(tracked);
+		java.util.concurrent.atomic.AtomicInteger junk = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.concurrent.atomic.AtomicInteger allowed = io.github.ratelimit.core.ConcurrencyTests.hammer(16,
+				2_000, () -> {
+					store.tryAcquire(new Acquisition("api", large, "junk-" + junk.incrementAndGet(), 1));
+					return store.tryAcquire(tracked).isAllowed();
+				});
+		assertThat(allowed.get()).isEqualTo(5_000 - 1);
+		assertThat(store.size("api")).isEqualTo(1_000);
 	}
 
 	@Test
@@ -108,7 +225,7 @@ class CaffeineRateLimitStoreTests {
 	@Test
 	void aReaderWithAStaleClockNeverShortensTheExpiry() {
 		var expiry = new CaffeineRateLimitStore.IdleUntilFresh();
-		var key = new CaffeineRateLimitStore.StoreKey("api", "alice");
+		var key = "alice";
 		var state = this.limit.newState();
 		long idle = this.limit.idleNanosUntilFresh() + 1_000_000_000L;
 		assertThat(expiry.expireAfterRead(key, state, 0, idle + 5)).isEqualTo(idle + 5);
@@ -117,8 +234,12 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	private int drain(Acquisition acquisition) {
+		return drain(this.store, acquisition);
+	}
+
+	private static int drain(CaffeineRateLimitStore store, Acquisition acquisition) {
 		int allowed = 0;
-		while (this.store.tryAcquire(acquisition).isAllowed()) {
+		while (store.tryAcquire(acquisition).isAllowed()) {
 			allowed++;
 		}
 		return allowed;

@@ -12,10 +12,12 @@ local function gcra_check(key, now, p, cost)
   local base = math.max(tat, now)
   local used = base + cost * interval - now
   if used > tolerance then
-    return decision(false, math.max(0, jdiv(tolerance - (base - now), interval)), base - now, used - tolerance, 0)
+    return decision(false, math.max(0, jdiv(tolerance - (base - now), interval)), base - now, used - tolerance, 0, 0,
+      math.min(gcra_next(base - now, tolerance, interval), used - tolerance))
   end
   local held = math.max(0, tat - now)
-  return decision(true, math.max(0, jdiv(tolerance - held, interval)), held, 0, 0)
+  return decision(true, math.max(0, jdiv(tolerance - held, interval)), held, 0, 0, 0,
+    gcra_next(held, tolerance, interval))
 end
 CHECKS['token-bucket'] = gcra_check
 CHECKS['leaky-bucket'] = gcra_check
@@ -24,13 +26,13 @@ CHECKS['fixed-window'] = function(key, now, p, cost)
   local start, count = fixed_window_read(key, now, p.period)
   local until_end = start + p.period - now
   if count + cost > p.limit then
-    return decision(false, p.limit - count, until_end, until_end, 0)
+    return decision(false, p.limit - count, until_end, until_end, 0, 0, until_end)
   end
   local reset = 0
   if count > 0 then
     reset = until_end
   end
-  return decision(true, p.limit - count, reset, 0, 0)
+  return decision(true, p.limit - count, reset, 0, 0, 0, reset)
 end
 
 CHECKS['sliding-window-counter'] = function(key, now, p, cost)
@@ -40,7 +42,7 @@ CHECKS['sliding-window-counter'] = function(key, now, p, cost)
   if previous * overlap + (current + cost) * period > p.limit * period then
     return ALGORITHMS['sliding-window-counter'].acquire(key, now, p, cost, 0)
   end
-  return counter_decision(true, p, start, current, previous, now, 0, 0)
+  return counter_decision(true, p, start, current, previous, now, cost, 0, 0)
 end
 
 -- The log's window without trimming it: the index of its first entry still counted, and its length.
@@ -73,13 +75,16 @@ CHECKS['sliding-window-log'] = function(key, now, p, cost)
   if size + cost > max then
     local oldest_to_leave = tonumber(redis.call('LINDEX', key, first + size + cost - max - 1))
     local newest = tonumber(redis.call('LINDEX', key, -1))
-    return decision(false, max - size, newest + period - now, oldest_to_leave + period - now, 0)
+    local oldest = tonumber(redis.call('LINDEX', key, first))
+    return decision(false, max - size, newest + period - now, oldest_to_leave + period - now, 0, 0,
+      oldest + period - now)
   end
-  local reset = 0
+  local reset, next = 0, 0
   if size > 0 then
     reset = tonumber(redis.call('LINDEX', key, -1)) + period - now
+    next = tonumber(redis.call('LINDEX', key, first)) + period - now
   end
-  return decision(true, max - size, reset, 0, 0)
+  return decision(true, max - size, reset, 0, 0, 0, next)
 end
 
 local now

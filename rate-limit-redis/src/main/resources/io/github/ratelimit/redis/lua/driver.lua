@@ -5,8 +5,9 @@
 --          same way as RateLimitStore#tryAcquireAll) or 'release'.
 -- Then per acquisition, 7 values: algorithm, cost, max wait (us), limit, period (us),
 --          burst, emission interval (us).
--- Returns 6 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
---          and nanoseconds to add to retry-after.
+-- Returns 8 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
+--          nanoseconds to add to retry-after, the time until additional quota (us), and nanoseconds
+--          to add to it.
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])

@@ -31,11 +31,11 @@ ALGORITHMS['fixed-window'] = {
     local max = p.limit
     local until_end = start + period - now
     if count + cost > max then
-      return decision(false, max - count, until_end, until_end, 0)
+      return decision(false, max - count, until_end, until_end, 0, 0, until_end)
     end
     count = count + cost
     fixed_window_write(key, now, period, start, count)
-    return decision(true, max - count, until_end, 0, 0)
+    return decision(true, max - count, until_end, 0, 0, 0, until_end)
   end,
 
   release = function(key, now, p, cost)
@@ -47,6 +47,6 @@ ALGORITHMS['fixed-window'] = {
     if count > 0 then
       reset = start + period - now
     end
-    return decision(true, p.limit - count, reset, 0, 0)
+    return decision(true, p.limit - count, reset, 0, 0, 0, reset)
   end
 }

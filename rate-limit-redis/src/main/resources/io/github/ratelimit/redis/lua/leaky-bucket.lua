@@ -20,10 +20,12 @@ ALGORITHMS['leaky-bucket'] = {
       if max_wait > 0 then
         late = turn - max_wait
       end
-      return decision(false, math.max(0, available), base - now, math.max(used - tolerance, late), 0)
+      local retry = math.max(used - tolerance, late)
+      return decision(false, math.max(0, available), base - now, retry, 0, 0,
+        math.min(gcra_next(base - now, tolerance, interval), math.max(1, retry)))
     end
     redis.call('SET', key, int(new_tat), 'PX', ttl_ms(used))
-    return decision(true, jdiv(tolerance - used, interval), used, 0, turn)
+    return decision(true, jdiv(tolerance - used, interval), used, 0, turn, 0, gcra_next(used, tolerance, interval))
   end,
 
   release = gcra_release

@@ -53,9 +53,10 @@ local function ttl_ms(micros)
 end
 
 -- A decision as the driver returns it: allowed (0/1), remaining, reset, retry-after, wait (all
--- microseconds), and nanoseconds to add to retry-after where an algorithm divides below a microsecond.
-local function decision(allowed, remaining, reset, retry, wait, retry_ns)
-  return { allowed and 1 or 0, remaining, reset, retry, wait, retry_ns or 0 }
+-- microseconds), nanoseconds to add to retry-after where an algorithm divides below a microsecond,
+-- then the time until additional quota is made available (microseconds, and nanoseconds to add).
+local function decision(allowed, remaining, reset, retry, wait, retry_ns, next, next_ns)
+  return { allowed and 1 or 0, remaining, reset, retry, wait, retry_ns or 0, next or 0, next_ns or 0 }
 end
 
 -- floor(1000 * a / b) for a >= 0, b > 0 as (q, f) with the value 1000 * q + f, 0 <= f < 1000: a
@@ -63,6 +64,17 @@ end
 local function floordiv_ns(a, b)
   local q = floordiv(a, b)
   return q, floordiv(1000 * (a - q * b), b)
+end
+
+-- The buckets' next token (or drain), as GcraState#untilNext: when tolerance - used reaches the next
+-- multiple of the interval; 0 when nothing is spent.
+local function gcra_next(used, tolerance, interval)
+  if used <= 0 then
+    return 0
+  end
+  local credit = tolerance - used
+  local available = math.max(0, floordiv(credit, interval))
+  return (available + 1) * interval - credit
 end
 
 -- The buckets' shared release (GcraState): tat moves back by cost * T, never before now.
@@ -79,5 +91,7 @@ local function gcra_release(key, now, p, cost)
     tat = new_tat
   end
   local used = math.max(0, tat - now)
-  return decision(true, math.max(0, jdiv(interval * p.burst - used, interval)), used, 0, 0)
+  local tolerance = interval * p.burst
+  return decision(true, math.max(0, jdiv(tolerance - used, interval)), used, 0, 0, 0,
+    gcra_next(used, tolerance, interval))
 end

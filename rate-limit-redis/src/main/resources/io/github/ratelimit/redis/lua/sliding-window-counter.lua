@@ -34,7 +34,37 @@ local function counter_write(key, now, period, start, current, previous)
   end
 end
 
-local function counter_decision(allowed, p, start, current, previous, now, retry, retry_ns)
+-- The time until the estimate leaves room for `room` tokens, which it does not now, as
+-- SlidingWindowCounter#untilRoomFor: (microseconds, nanoseconds to add).
+local function counter_until_room(p, current, previous, overlap, room)
+  local period = p.period
+  local max = p.limit
+  local left = max - current - room
+  local us, ns
+  if left >= 0 then
+    -- The previous window's weight has to shrink enough, within this window.
+    local q, f = floordiv_ns(left * period, previous)
+    us, ns = overlap - q, 0
+    if f > 0 then
+      us, ns = us - 1, 1000 - f
+    end
+  else
+    -- Only once this window has become the previous one, weighing less and less.
+    us, ns = overlap, 0
+    if current > 0 then
+      local q, f = floordiv_ns((max - room) * period, current)
+      if period > q then
+        us = us + period - q
+        if f > 0 then
+          us, ns = us - 1, 1000 - f
+        end
+      end
+    end
+  end
+  return us, ns
+end
+
+local function counter_decision(allowed, p, start, current, previous, now, cost, retry, retry_ns)
   local period = p.period
   local max = p.limit
   local overlap = period - math.max(0, now - start)
@@ -45,7 +75,14 @@ local function counter_decision(allowed, p, start, current, previous, now, retry
   elseif previous > 0 then
     reset = overlap
   end
-  return decision(allowed, remaining, reset, retry, 0, retry_ns)
+  -- Additional quota: room for one more request of the cost than now (the whole quota at most).
+  local next, next_ns = 0, 0
+  if current > 0 or previous > 0 then
+    local c = math.max(1, cost)
+    local room = math.min(max, (jdiv(remaining, c) + 1) * c)
+    next, next_ns = counter_until_room(p, current, previous, overlap, room)
+  end
+  return decision(allowed, remaining, reset, retry, 0, retry_ns, next, next_ns)
 end
 
 ALGORITHMS['sliding-window-counter'] = {
@@ -56,39 +93,18 @@ ALGORITHMS['sliding-window-counter'] = {
     local start, current, previous = counter_read(key, now, period)
     local overlap = period - math.max(0, now - start)
     if previous * overlap + (current + cost) * period > max * period then
-      local retry, retry_ns
-      local room = max - current - cost
-      if room >= 0 then
-        -- The previous window's weight has to shrink enough, within this window.
-        local q, f = floordiv_ns(room * period, previous)
-        retry, retry_ns = overlap - q, 0
-        if f > 0 then
-          retry, retry_ns = retry - 1, 1000 - f
-        end
-      else
-        -- Only once this window has become the previous one, weighing less and less.
-        retry, retry_ns = overlap, 0
-        if current > 0 then
-          local q, f = floordiv_ns((max - cost) * period, current)
-          if period > q then
-            retry = retry + period - q
-            if f > 0 then
-              retry, retry_ns = retry - 1, 1000 - f
-            end
-          end
-        end
-      end
-      return counter_decision(false, p, start, current, previous, now, retry, retry_ns)
+      local retry, retry_ns = counter_until_room(p, current, previous, overlap, cost)
+      return counter_decision(false, p, start, current, previous, now, cost, retry, retry_ns)
     end
     current = current + cost
     counter_write(key, now, period, start, current, previous)
-    return counter_decision(true, p, start, current, previous, now, 0, 0)
+    return counter_decision(true, p, start, current, previous, now, cost, 0, 0)
   end,
 
   release = function(key, now, p, cost)
     local start, current, previous = counter_read(key, now, p.period)
     current = math.max(0, current - cost)
     counter_write(key, now, p.period, start, current, previous)
-    return counter_decision(true, p, start, current, previous, now, 0, 0)
+    return counter_decision(true, p, start, current, previous, now, cost, 0, 0)
   end
 }

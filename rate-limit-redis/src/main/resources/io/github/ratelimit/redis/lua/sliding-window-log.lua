@@ -45,7 +45,9 @@ ALGORITHMS['sliding-window-log'] = {
     if size + cost > max then
       local oldest_to_leave = tonumber(redis.call('LINDEX', key, size + cost - max - 1))
       local newest = tonumber(redis.call('LINDEX', key, -1))
-      return decision(false, max - size, newest + period - now, oldest_to_leave + period - now, 0)
+      local oldest = tonumber(redis.call('LINDEX', key, 0))
+      return decision(false, max - size, newest + period - now, oldest_to_leave + period - now, 0, 0,
+        oldest + period - now)
     end
     local timestamp = now
     if size > 0 then
@@ -63,7 +65,8 @@ ALGORITHMS['sliding-window-log'] = {
     end
     size = size + cost
     redis.call('PEXPIRE', key, ttl_ms(timestamp + period - now))
-    return decision(true, max - size, timestamp + period - now, 0, 0)
+    local oldest = tonumber(redis.call('LINDEX', key, 0))
+    return decision(true, max - size, timestamp + period - now, 0, 0, 0, oldest + period - now)
   end,
 
   release = function(key, now, p, cost)
@@ -75,10 +78,11 @@ ALGORITHMS['sliding-window-log'] = {
       redis.call('LTRIM', key, 0, size - removed - 1)
     end
     size = log_expire(key, now, p.period)
-    local reset = 0
+    local reset, next = 0, 0
     if size > 0 then
       reset = log_expire_at_newest(key, now, p.period, size)
+      next = tonumber(redis.call('LINDEX', key, 0)) + p.period - now
     end
-    return decision(true, p.limit - size, reset, 0, 0)
+    return decision(true, p.limit - size, reset, 0, 0, 0, next)
   end
 }

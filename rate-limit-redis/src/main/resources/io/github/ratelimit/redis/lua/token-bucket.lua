@@ -13,14 +13,15 @@ ALGORITHMS['token-bucket'] = {
     local wait = used - tolerance
     if wait > max_wait then
       local available = jdiv(tolerance - (base - now), interval)
-      return decision(false, math.max(0, available), base - now, wait, 0)
+      return decision(false, math.max(0, available), base - now, wait, 0, 0,
+        math.min(gcra_next(base - now, tolerance, interval), wait))
     end
     redis.call('SET', key, int(new_tat), 'PX', ttl_ms(used))
     if wait <= 0 then
-      return decision(true, jdiv(tolerance - used, interval), used, 0, 0)
+      return decision(true, jdiv(tolerance - used, interval), used, 0, 0, 0, gcra_next(used, tolerance, interval))
     end
     -- Reserved ahead (delay mode): the request proceeds once its tokens have refilled.
-    return decision(true, 0, used, 0, wait)
+    return decision(true, 0, used, 0, wait, 0, gcra_next(used, tolerance, interval))
   end,
 
   release = gcra_release

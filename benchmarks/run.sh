@@ -4,11 +4,14 @@
 # EVALSHA loop (needs redis-server; the run starts and stops its own), memory per key (heap, and Redis
 # MEMORY USAGE per algorithm), and the sample app's HTTP overhead (with wrk
 # when installed, else a JDK HttpClient load generator). Writes benchmarks/results/results.json and
-# results.md, prints the tables with the ratios ours/peer, and draws docs/benchmarks.png.
+# results.md (JSON written with Jackson), prints the tables with the ratios ours/peer, and draws
+# docs/benchmarks.png (with JFreeChart).
 #
 #   benchmarks/run.sh                     everything
 #   benchmarks/run.sh --only=local,http   some sections (local, keys, threads, redis, memory, http)
 #   benchmarks/run.sh --quick             short iterations, to check that everything runs
+#   benchmarks/run.sh report              measure nothing: print benchmarks/results/results.json's tables
+#                                         and draw its chart again (--results=DIR, --chart=FILE)
 #   MVN_FLAGS=-o benchmarks/run.sh        build offline
 #
 # Run it on an otherwise idle machine: other processes on the same cores show up in every figure.

@@ -17,6 +17,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.benchmarks.report.Chart;
+import io.github.ratelimit.benchmarks.report.Report;
+import io.github.ratelimit.benchmarks.report.ResultsFile;
+
 /**
  * Runs every benchmark section, then writes {@code benchmarks/results/results.json} and
  * {@code results.md}, prints the tables (each figure next to the peers', with the ratios ours/peer)
@@ -29,6 +37,8 @@ import java.util.function.Supplier;
  * (how long to wait before each measurement for other processes to leave the CPUs idle; default 30,
  * 0 never waits). {@code jmh ARGS...} runs JMH's
  * own command line instead (e.g. {@code jmh DecisionBenchmark.ours -p keys=1 -prof jfr}).
+ * {@code report [--results=DIR] [--chart=FILE]} measures nothing: it reads {@code DIR/results.json} back,
+ * prints its tables and draws its chart again.
  */
 public final class BenchmarkRunner {
 
@@ -42,6 +52,12 @@ public final class BenchmarkRunner {
 	public static void main(String[] args) throws Exception {
 		if (args.length > 0 && args[0].equals("jmh")) {
 			org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+			return;
+		}
+		if (args.length > 0 && args[0].equals("report")) {
+			Map<String, String> options = options(Arrays.copyOfRange(args, 1, args.length));
+			report(Path.of(options.getOrDefault("results", "benchmarks/results")),
+					Path.of(options.getOrDefault("chart", "docs/benchmarks.png")));
 			return;
 		}
 		Map<String, String> options = options(args);
@@ -99,19 +115,35 @@ public final class BenchmarkRunner {
 			throws IOException {
 		Files.createDirectories(settings.resultsDirectory());
 		Path json = settings.resultsDirectory().resolve("results.json");
-		Files.writeString(json, Report.json(environment, outcomes), StandardCharsets.UTF_8);
+		Files.writeString(json, ResultsFile.json(environment, outcomes), StandardCharsets.UTF_8);
 		Path markdown = settings.resultsDirectory().resolve("results.md");
 		StringBuilder md = new StringBuilder("### Benchmark results\n\n");
 		environment.forEach((key, value) -> md.append("- ").append(key).append(": ").append(value).append('\n'));
 		md.append('\n').append(Report.tables(outcomes, true));
 		Files.writeString(markdown, md.toString(), StandardCharsets.UTF_8);
-		String subtitle = environment.get("started") + " - " + environment.get("cpu") + ", "
-				+ environment.get("cores") + " cores - " + environment.get("java") + " - commit "
-				+ environment.get("commit") + (settings.quick() ? " - QUICK RUN" : "");
-		Chart.render(outcomes, subtitle, settings.chart());
+		Chart.render(outcomes, subtitle(environment), settings.chart());
 		System.out.println();
 		System.out.println(Report.tables(outcomes, false));
 		System.out.println("Results: " + json + ", " + markdown + "; chart: " + settings.chart());
+	}
+
+	/**
+	 * Draws the chart of a recorded run again and prints its tables; measures nothing.
+	 * @param results the directory of its {@code results.json}
+	 * @param chart where the chart goes
+	 * @throws IOException when the results cannot be read or the chart written
+	 */
+	static void report(Path results, Path chart) throws IOException {
+		ResultsFile.Recorded run = ResultsFile.read(results.resolve("results.json"));
+		Chart.render(run.outcomes(), subtitle(run.environment()), chart);
+		System.out.println(Report.tables(run.outcomes(), false));
+		System.out.println("Chart: " + chart);
+	}
+
+	private static String subtitle(Map<String, String> environment) {
+		return environment.get("started") + " - " + environment.get("cpu") + ", " + environment.get("cores")
+				+ " cores - " + environment.get("java") + " - commit " + environment.get("commit")
+				+ (Boolean.parseBoolean(environment.get("quick")) ? " - QUICK RUN" : "");
 	}
 
 	private static Map<String, String> environment(Settings settings) {

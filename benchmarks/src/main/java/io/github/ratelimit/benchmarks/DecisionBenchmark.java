@@ -19,6 +19,11 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimiterState;
 import io.github.ratelimit.core.RateLimitClock;
 
+import io.github.ratelimit.benchmarks.peers.Bucket4jLimiter;
+import io.github.ratelimit.benchmarks.peers.FloorLimiter;
+import io.github.ratelimit.benchmarks.peers.OursLimiter;
+import io.github.ratelimit.benchmarks.peers.Policy;
+
 /**
  * Decisions per microsecond of each implementation, on {@code keys} distinct keys asked in random order
  * (one hot key when {@code keys = 1}), under a budget that allows every request or rejects nearly all.

@@ -9,27 +9,38 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.CpuMeter;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.LoadGenerator;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.SampleApp;
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.benchmarks.report.Format;
+
 /**
  * The HTTP overhead of the filter: the sample app with one rule whose policy allows every request,
  * against the same app with {@code --rate-limit.enabled=false}, both loaded on loopback with
  * {@code GET /api/hello}. Both apps run at once and are loaded in turn, in alternating order, so that
  * drift in the machine's load falls on both sides alike.
  */
-final class HttpOverheadSection implements Section {
+public final class HttpOverheadSection implements Section {
 
 	static final String PATH = "/api/hello";
 
-	static final String ENABLED = "rate limit on";
+	public static final String ENABLED = "rate limit on";
 
-	static final String DISABLED = "rate limit off";
+	public static final String DISABLED = "rate limit off";
 
 	private final LoadGenerator generator;
 
-	HttpOverheadSection() {
+	public HttpOverheadSection() {
 		this(LoadGenerator.best());
 	}
 
-	HttpOverheadSection(LoadGenerator generator) {
+	public HttpOverheadSection(LoadGenerator generator) {
 		this.generator = generator;
 	}
 
@@ -145,7 +156,7 @@ final class HttpOverheadSection implements Section {
 		}
 	}
 
-	static SectionResult result(List<LoadGenerator.LoadResult> on, List<LoadGenerator.LoadResult> off) {
+	public static SectionResult result(List<LoadGenerator.LoadResult> on, List<LoadGenerator.LoadResult> off) {
 		SectionResult section = new SectionResult();
 		long failures = on.stream().mapToLong(LoadGenerator.LoadResult::failures).sum()
 				+ off.stream().mapToLong(LoadGenerator.LoadResult::failures).sum();
@@ -180,7 +191,7 @@ final class HttpOverheadSection implements Section {
 		return String.join(", ", results.stream().map((r) -> Format.number(r.requestsPerSecond())).toList());
 	}
 
-	static double median(double[] values) {
+	public static double median(double[] values) {
 		double[] sorted = values.clone();
 		java.util.Arrays.sort(sorted);
 		int middle = sorted.length / 2;

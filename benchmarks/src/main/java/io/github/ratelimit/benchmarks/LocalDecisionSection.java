@@ -4,6 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+
 /**
  * Local decision throughput: ours against Bucket4j and the floor, on one hot key and on 100,000 keys,
  * with every request allowed and with nearly every request rejected; 2 threads.

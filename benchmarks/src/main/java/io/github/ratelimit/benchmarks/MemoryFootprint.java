@@ -5,6 +5,11 @@ import java.lang.ref.Reference;
 import java.util.Locale;
 import java.util.function.Consumer;
 
+import io.github.ratelimit.benchmarks.peers.Bucket4jLimiter;
+import io.github.ratelimit.benchmarks.peers.FloorLimiter;
+import io.github.ratelimit.benchmarks.peers.OursLimiter;
+import io.github.ratelimit.benchmarks.peers.Policy;
+
 /**
  * Measures the heap one implementation retains per tracked key; run in a fresh JVM by
  * {@link MemorySection} (with the serial collector, whose full collections compact, so that "used

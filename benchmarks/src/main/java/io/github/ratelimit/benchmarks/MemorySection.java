@@ -12,16 +12,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.testsupport.RedisProcess;
+
 /**
  * Retained heap per tracked key at 1,000,000 keys: ours against Bucket4j (a local bucket per key in
  * Caffeine) and the floor (an {@code AtomicLong} per key in Caffeine), each in a fresh JVM running
  * {@link MemoryFootprint}.
  */
-final class MemorySection implements Section {
+public final class MemorySection implements Section {
 
-	static final int KEYS = 1_000_000;
+	public static final int KEYS = 1_000_000;
 
-	static final double TARGET_BYTES = 200;
+	public static final double TARGET_BYTES = 200;
 
 	private static final Pattern RESULT = Pattern.compile(
 			"RESULT implementation=(\\S+) keys=(\\d+) tracked=(\\d+) bytesPerKey=([\\d.]+) keyStringBytesPerKey=([\\d.]+)");
@@ -73,7 +80,7 @@ final class MemorySection implements Section {
 		section.compare(figure, "ours", "Bucket4j", null);
 		section.compare(figure, "ours", "floor", null);
 		section.note(String.format(java.util.Locale.ROOT, "Of each figure, %.0f B is the key string itself.", keyString));
-		if (RedisServer.binary().isPresent()) {
+		if (RedisProcess.onPath("redis-server").isPresent()) {
 			RedisMemory.measure(section);
 		}
 		else {
@@ -101,7 +108,7 @@ final class MemorySection implements Section {
 		return matcher;
 	}
 
-	static String javaExecutable() {
+	public static String javaExecutable() {
 		return Path.of(System.getProperty("java.home"), "bin", "java").toString();
 	}
 }

@@ -2,20 +2,14 @@ package io.github.ratelimit.benchmarks;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
-import io.github.bucket4j.Bandwidth;
-import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.ConsumptionProbe;
-import io.github.bucket4j.distributed.BucketProxy;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -33,6 +27,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.ratelimit.benchmarks.peers.Bucket4jRedisLimiter;
+import io.github.ratelimit.benchmarks.peers.RawEvalshaLimiter;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
@@ -47,11 +43,10 @@ import io.github.ratelimit.redis.RedisRateLimitStore;
  * <ul>
  * <li>{@link #ours}: {@link RedisRateLimitStore} on a {@link LettuceConnectionFactory}, exactly as the
  * filter calls it (one {@link Acquisition} per request, the Redis key built per call);</li>
- * <li>{@link #bucket4j}: Bucket4j's Lettuce compare-and-swap proxy manager (8.19.0), one prebuilt
- * {@link BucketProxy} per key, {@code tryConsumeAndReturnRemaining(1)}, keys expiring when refilled;</li>
- * <li>{@link #raw}: the ceiling: Lettuce's synchronous {@code EVALSHA} of a minimal GCRA script (the same
- * arithmetic as ours, the server's {@code TIME}, {@code GET} and {@code SET ... PX}), keys and arguments
- * prebuilt, the reply one integer.</li>
+ * <li>{@link #bucket4j}: {@link Bucket4jRedisLimiter}, Bucket4j's Lettuce compare-and-swap proxy manager
+ * (8.19.0), {@code tryConsumeAndReturnRemaining(1)};</li>
+ * <li>{@link #raw}: {@link RawEvalshaLimiter}, the ceiling: a synchronous {@code EVALSHA} of a minimal GCRA
+ * script.</li>
  * </ul>
  * Only the implementation a method measures is built; the database is flushed before each.
  */
@@ -70,19 +65,6 @@ public class RedisDecisionBenchmark {
 
 	static final Duration PERIOD = Duration.ofHours(1);
 
-	/** The ceiling's script: GCRA in integer microseconds, as our token bucket, without the extras. */
-	static final String RAW_SCRIPT = """
-			local t = redis.call('TIME')
-			local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-			local interval = tonumber(ARGV[1])
-			local tat = tonumber(redis.call('GET', KEYS[1])) or now
-			if tat < now then tat = now end
-			local new_tat = tat + interval
-			if new_tat - now > tonumber(ARGV[2]) then return 0 end
-			redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', math.ceil((new_tat - now) / 1000) + 1)
-			return 1
-			""";
-
 	@Param({ "100000" })
 	public int keys;
 
@@ -98,15 +80,9 @@ public class RedisDecisionBenchmark {
 
 	private StatefulRedisConnection<byte[], byte[]> connection;
 
-	private BucketProxy[] buckets;
+	private Bucket4jRedisLimiter bucket4j;
 
-	private RedisCommands<byte[], byte[]> commands;
-
-	private byte[][][] rawKeys;
-
-	private byte[][] rawArgs;
-
-	private String rawSha;
+	private RawEvalshaLimiter raw;
 
 	@Setup(Level.Trial)
 	public void setUp(BenchmarkParams params) {
@@ -134,28 +110,9 @@ public class RedisDecisionBenchmark {
 				// tear-down fails the benchmark when there was any.
 				this.ours = RedisRateLimitStore.builder(this.connectionFactory).timeout(Duration.ofSeconds(5)).build();
 			}
-			case "bucket4j" -> {
-				LettuceBasedProxyManager<byte[]> proxyManager = Bucket4jLettuce.casBasedBuilder(this.connection)
-					.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
-					.build();
-				BucketConfiguration configuration = BucketConfiguration.builder()
-					.addLimit(Bandwidth.builder().capacity(LIMIT).refillGreedy(LIMIT, PERIOD).build())
-					.build();
-				this.buckets = new BucketProxy[this.keys];
-				for (int i = 0; i < this.keys; i++) {
-					this.buckets[i] = proxyManager.builder().build(redisKey(i), () -> configuration);
-				}
-			}
-			case "raw" -> {
-				this.commands = this.connection.sync();
-				this.rawSha = this.commands.scriptLoad(RAW_SCRIPT.getBytes(StandardCharsets.UTF_8));
-				this.rawKeys = new byte[this.keys][][];
-				for (int i = 0; i < this.keys; i++) {
-					this.rawKeys[i] = new byte[][] { redisKey(i) };
-				}
-				this.rawArgs = new byte[][] { bytes(this.limit.emissionIntervalNanos() / 1000),
-						bytes(this.limit.emissionIntervalNanos() / 1000 * LIMIT) };
-			}
+			case "bucket4j" -> this.bucket4j = new Bucket4jRedisLimiter(this.connection, redisKeys(), LIMIT, PERIOD);
+			case "raw" -> this.raw = new RawEvalshaLimiter(this.connection, redisKeys(),
+					this.limit.emissionIntervalNanos() / 1000, this.limit.emissionIntervalNanos() / 1000 * LIMIT);
 			default -> throw new IllegalArgumentException("No implementation for benchmark method " + method);
 		}
 	}
@@ -181,13 +138,11 @@ public class RedisDecisionBenchmark {
 		}
 	}
 
-	/** The same key as our store writes, for the peers too, so that Redis sees keys of one length. */
-	private byte[] redisKey(int index) {
-		return ("rate-limit:{" + LIMIT_ID + ":" + this.keySet.get(index) + "}").getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static byte[] bytes(long value) {
-		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	/** The same keys as our store writes, for the peers too, so that Redis sees keys of one length. */
+	private List<byte[]> redisKeys() {
+		return IntStream.range(0, this.keys)
+			.mapToObj((i) -> ("rate-limit:{" + LIMIT_ID + ":" + this.keySet.get(i) + "}").getBytes(StandardCharsets.UTF_8))
+			.toList();
 	}
 
 	/** Our Redis store, exactly as the filter calls it. */
@@ -199,14 +154,13 @@ public class RedisDecisionBenchmark {
 	/** Peer: Bucket4j's Lettuce compare-and-swap proxy manager. */
 	@Benchmark
 	public ConsumptionProbe bucket4j(Cursor cursor) {
-		return this.buckets[this.keySet.indexAt(cursor.position++)].tryConsumeAndReturnRemaining(1);
+		return this.bucket4j.tryAcquire(this.keySet.indexAt(cursor.position++));
 	}
 
 	/** Ceiling: a raw Lettuce {@code EVALSHA} loop of a minimal GCRA script. */
 	@Benchmark
 	public Long raw(Cursor cursor) {
-		return this.commands.evalsha(this.rawSha, ScriptOutputType.INTEGER, this.rawKeys[this.keySet.indexAt(cursor.position++)],
-				this.rawArgs);
+		return this.raw.tryAcquire(this.keySet.indexAt(cursor.position++));
 	}
 
 	/**

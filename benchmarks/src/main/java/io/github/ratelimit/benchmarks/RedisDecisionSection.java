@@ -5,6 +5,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.testsupport.RedisProcess;
+
 /**
  * Redis decision throughput (issue 6, item 2): ours ({@code RedisRateLimitStore} on Lettuce) against
  * Bucket4j's Lettuce compare-and-swap proxy manager and a raw Lettuce {@code EVALSHA} loop of a
@@ -39,7 +46,7 @@ final class RedisDecisionSection implements Section {
 		return "JMH throughput, " + THREADS + " threads in a closed loop (each waits for its answer), "
 				+ ITERATIONS.describe() + "; 2 GB heap, G1; " + KEYS + " keys asked in random order, a token bucket "
 				+ "of " + RedisDecisionBenchmark.LIMIT + " per hour per key (every request allowed); one redis-server "
-				+ "(" + RedisServer.version() + ", no persistence) started by the run on a free loopback port, on the "
+				+ "(" + RedisProcess.version() + ", no persistence) started by the run on a free loopback port, on the "
 				+ "same 2 cores as the client, flushed before each implementation; one shared Lettuce connection each. "
 				+ "ours = RedisRateLimitStore.tryAcquire(new Acquisition(...)) on a LettuceConnectionFactory; "
 				+ "Bucket4j = bucket4j_jdk17-lettuce 8.19.0 compare-and-swap proxy manager, one prebuilt BucketProxy "
@@ -55,7 +62,7 @@ final class RedisDecisionSection implements Section {
 
 	@Override
 	public SectionResult run(Settings settings) throws Exception {
-		try (RedisServer redis = RedisServer.start()) {
+		try (RedisProcess redis = RedisProcess.launch()) {
 			Map<String, List<String>> params = new LinkedHashMap<>();
 			params.put("keys", List.of(Integer.toString(KEYS)));
 			List<Jmh.Fork> forks = Jmh.run(settings, RedisDecisionBenchmark.class, "ops/s",

@@ -21,21 +21,25 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.testsupport.RedisProcess;
+
 /**
  * Redis' {@code MEMORY USAGE} of one key per algorithm of ours (100 requests per minute, an IPv4
  * client key, the default prefix) after one request, and of Bucket4j's Lettuce state for the same token
  * bucket under the same key name, on a {@code redis-server} of its own.
  */
-final class RedisMemory {
+public final class RedisMemory {
 
-	static final String FIGURE_PREFIX = "Redis, ";
+	public static final String FIGURE_PREFIX = "Redis, ";
 
 	static final String CLIENT = "ip:203.0.113.195";
 
 	private RedisMemory() {
 	}
 
-	static String figure(String algorithm) {
+	public static String figure(String algorithm) {
 		return FIGURE_PREFIX + algorithm;
 	}
 
@@ -44,8 +48,8 @@ final class RedisMemory {
 	 * @param section where the figures go
 	 * @throws Exception when Redis cannot be started or asked
 	 */
-	static void measure(SectionResult section) throws Exception {
-		try (RedisServer redis = RedisServer.start()) {
+	public static void measure(SectionResult section) throws Exception {
+		try (RedisProcess redis = RedisProcess.launch()) {
 			RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
 			LettuceConnectionFactory factory = new LettuceConnectionFactory(
 					new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
@@ -90,7 +94,7 @@ final class RedisMemory {
 				section.note(String.format(Locale.ROOT, "Redis MEMORY USAGE (redis-server %s): one key after one request, "
 						+ "limit 100 per minute, key %s (%d chars; Bucket4j's state stored under the same name); "
 						+ "the sliding window log grows with the requests in its window: %d B after 100.",
-						RedisServer.version(), tokenBucketKey, tokenBucketKey.length(), logAfterAll));
+						RedisProcess.version(), tokenBucketKey, tokenBucketKey.length(), logAfterAll));
 			}
 			finally {
 				factory.destroy();

@@ -4,6 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.Section;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+
 /**
  * How the decision cost scales: from 1 to 1,000,000 keys at 2 threads, or from 1 to 16 threads at
  * 100,000 keys; every request allowed. Beyond 2 threads this 2-core machine is oversubscribed, so

@@ -18,6 +18,24 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.JdkLoadGenerator;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.LoadGenerator;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+import io.github.ratelimit.benchmarks.harness.Settings;
+import io.github.ratelimit.benchmarks.harness.WrkLoadGenerator;
+import io.github.ratelimit.benchmarks.peers.Bucket4jLimiter;
+import io.github.ratelimit.benchmarks.peers.FloorLimiter;
+import io.github.ratelimit.benchmarks.peers.OursLimiter;
+import io.github.ratelimit.benchmarks.peers.Policy;
+import io.github.ratelimit.benchmarks.report.Chart;
+import io.github.ratelimit.benchmarks.report.Report;
+import io.github.ratelimit.benchmarks.report.ResultsFile;
+import io.github.ratelimit.testsupport.RedisProcess;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -88,8 +106,8 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void everyRedisBenchmarkMethodRunsInProcess() throws Exception {
-		org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.binary().isPresent(), "redis-server is not installed");
-		try (RedisServer redis = RedisServer.start()) {
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisProcess.onPath("redis-server").isPresent(), "redis-server is not installed");
+		try (RedisProcess redis = RedisProcess.launch()) {
 			for (String method : RedisDecisionSection.METHODS) {
 				RedisDecisionBenchmark benchmark = new RedisDecisionBenchmark();
 				benchmark.keys = 100;
@@ -114,7 +132,7 @@ class BenchmarksSmokeTests {
 
 	@Test
 	void redisMemoryIsMeasuredPerAlgorithm() throws Exception {
-		org.junit.jupiter.api.Assumptions.assumeTrue(RedisServer.binary().isPresent(), "redis-server is not installed");
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisProcess.onPath("redis-server").isPresent(), "redis-server is not installed");
 		SectionResult section = new SectionResult();
 		RedisMemory.measure(section);
 		assertThat(section.figures()).hasSize(io.github.ratelimit.core.Algorithm.values().length);
@@ -222,10 +240,32 @@ class BenchmarksSmokeTests {
 		String table = Report.tables(outcomes, false);
 		assertThat(table).contains("ours/raw EVALSHA (>= 0.9)").contains("0.92 ✓").contains("Redis, token-bucket");
 		assertThat(table).contains("ours/Bucket4j (>= 2)").contains("2.16 ✓").contains("0.95 ✓").contains("Not measured: skipped");
-		String json = Report.json(Map.of("quick", "true"), outcomes);
+		String json = ResultsFile.json(Map.of("quick", "true"), outcomes);
 		assertThat(json).contains("\"ratio\": 2.1579").contains("\"failure\": \"skipped\"");
 		Chart.render(outcomes, "smoke test", settings.chart());
 		assertThat(ImageIO.read(settings.chart().toFile()).getWidth()).isEqualTo(1500);
 		assertThat(Files.size(settings.chart())).isGreaterThan(10_000);
+	}
+
+	@Test
+	void aResultsFileIsReadBackAsWrittenAndItsChartDrawnAgain(@TempDir Path directory) throws Exception {
+		SectionResult local = new SectionResult()
+			.add(new Measurement("1 key, all allowed", "ours", 12.345678, 0.4, "ops/µs", 0.25))
+			.add(new Measurement("1 key, all allowed", "Bucket4j", 5.7, Double.NaN, "ops/µs"))
+			.compare("1 key, all allowed", "ours", "Bucket4j", Comparison.Target.atLeast(2))
+			.note("a note, with \"quotes\"\nand a new line");
+		List<SectionOutcome> outcomes = List.of(new SectionOutcome(new LocalDecisionSection(), local, null, 3),
+				new SectionOutcome(new RedisDecisionSection(), null, "redis-server is not installed", 0));
+		String json = ResultsFile.json(Map.of("commit", "abc1234", "quick", "true"), outcomes);
+		assertThat(json).contains("\"value\": 12.3457").contains("\"error\": null");
+		Files.writeString(directory.resolve("results.json"), json);
+
+		ResultsFile.Recorded recorded = ResultsFile.read(directory.resolve("results.json"));
+		assertThat(recorded.environment()).containsEntry("commit", "abc1234");
+		assertThat(recorded.outcomes().get(0).result().notes()).containsExactly("a note, with \"quotes\"\nand a new line");
+		assertThat(ResultsFile.json(recorded.environment(), recorded.outcomes())).isEqualTo(json);
+
+		BenchmarkRunner.report(directory, directory.resolve("chart.png"));
+		assertThat(ImageIO.read(directory.resolve("chart.png").toFile()).getWidth()).isEqualTo(1500);
 	}
 }

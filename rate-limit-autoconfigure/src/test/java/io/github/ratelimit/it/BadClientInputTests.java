@@ -13,6 +13,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.web.AnnotatedEndpoints;
+import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Primary;
 
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

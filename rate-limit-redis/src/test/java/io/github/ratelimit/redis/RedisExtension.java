@@ -17,6 +17,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.ratelimit.testsupport.RedisProcess;
+
 /**
  * Starts one real Redis server per test class (register it as a static field with
  * {@code @RegisterExtension}) and stops it after the class; gives tests a Spring

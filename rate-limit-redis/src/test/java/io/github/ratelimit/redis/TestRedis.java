@@ -5,6 +5,8 @@ import java.util.List;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
+import io.github.ratelimit.testsupport.RedisProcess;
+
 /**
  * A real Redis server for tests in other packages: start, SIGKILL, restart on the same port, look at
  * its keys. Not thread-safe.

@@ -13,6 +13,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
+import io.github.ratelimit.testsupport.RedisProcess;
+
 /**
  * A real Redis Cluster for tests: three masters ({@code redis-server --cluster-enabled yes}) on free
  * ports, joined by {@code redis-cli --cluster create} when redis-cli is on the PATH, else by

@@ -6,6 +6,8 @@ import java.util.List;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.github.ratelimit.testsupport.Http;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,20 +28,20 @@ final class SharedBudgetTests {
 			int[] ports = { RedisTestApplication.port(one), RedisTestApplication.port(two) };
 			List<Integer> statuses = new ArrayList<>();
 			for (int i = 0; i < 30; i++) {
-				statuses.add(Http.get(ports[i % 2], "/limited").statusCode());
+				statuses.add(new Http(ports[i % 2]).get("/limited").statusCode());
 			}
 			// /limited allows 10 per hour, globally: 10 requests pass in all, alternating instances.
 			assertThat(statuses.subList(0, 10)).containsOnly(200);
 			assertThat(statuses.subList(10, 30)).containsOnly(429);
-			HttpResponse<String> rejected = Http.get(ports[0], "/limited");
+			HttpResponse<String> rejected = new Http(ports[0]).get("/limited");
 			assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
 			assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
 
 			// /double needs api (exhausted above) and strict (3): rejected by api, it takes nothing from strict.
 			for (int i = 0; i < 4; i++) {
-				assertThat(Http.get(ports[i % 2], "/double").statusCode()).isEqualTo(429);
+				assertThat(new Http(ports[i % 2]).get("/double").statusCode()).isEqualTo(429);
 			}
-			assertThat(Http.get(ports[0], "/free").statusCode()).isEqualTo(200);
+			assertThat(new Http(ports[0]).get("/free").statusCode()).isEqualTo(200);
 		}
 	}
 }

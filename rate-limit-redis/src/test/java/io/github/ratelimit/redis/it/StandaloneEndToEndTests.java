@@ -19,6 +19,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.redis.TestRedis;
+import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -75,7 +76,7 @@ class StandaloneEndToEndTests {
 					// Bounded: at most 5,000 requests per client, and stopped by the test.
 					for (int n = 0; n < 5_000 && running.get(); n++) {
 						long start = System.nanoTime();
-						HttpResponse<String> response = Http.get(port, "/limited");
+						HttpResponse<String> response = new Http(port).get("/limited");
 						long end = System.nanoTime();
 						samples.add(new long[] { (start - origin) / 1_000_000, (end - start) / 1_000_000,
 								response.statusCode() });
@@ -120,7 +121,7 @@ class StandaloneEndToEndTests {
 			// Redis decides again: strict (3 per hour) rejects the fourth request, which allow never would.
 			List<Integer> statuses = new ArrayList<>();
 			for (int i = 0; i < 4; i++) {
-				statuses.add(Http.get(port, "/double").statusCode());
+				statuses.add(new Http(port).get("/double").statusCode());
 			}
 			assertThat(statuses).containsExactly(200, 200, 200, 429);
 			assertThat(redis.keys()).anyMatch((key) -> key.startsWith("rate-limit:{strict:"));
@@ -134,7 +135,7 @@ class StandaloneEndToEndTests {
 			for (int i = 0; i < 8; i++) {
 				futures.add(clients.submit(() -> {
 					for (int n = 0; n < 100; n++) {
-						Http.get(port, "/limited");
+						new Http(port).get("/limited");
 					}
 				}));
 			}

@@ -1,10 +1,8 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,14 +12,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.benchmarks.MemorySection;
+import io.github.ratelimit.testsupport.Http;
+
 /**
  * The sample app's executable jar running in its own JVM on a free loopback port. Closing it stops the
  * process.
  */
-final class SampleApp implements AutoCloseable {
+public final class SampleApp implements AutoCloseable {
 
 	/** The sample app's heap: fixed, the same on both sides. */
-	static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx512m");
+	public static final List<String> JVM_ARGS = List.of("-Xms512m", "-Xmx512m");
 
 	private final String name;
 
@@ -47,7 +48,7 @@ final class SampleApp implements AutoCloseable {
 	 * @return the running app (not yet ready)
 	 * @throws IOException when the process cannot start
 	 */
-	static SampleApp start(Path jar, String name, Path logDirectory, List<String> arguments) throws IOException {
+	public static SampleApp start(Path jar, String name, Path logDirectory, List<String> arguments) throws IOException {
 		int port = freePort();
 		List<String> command = new ArrayList<>();
 		command.add(MemorySection.javaExecutable());
@@ -71,7 +72,7 @@ final class SampleApp implements AutoCloseable {
 	 * @param path e.g. {@code /api/hello}
 	 * @return the loopback URI
 	 */
-	URI uri(String path) {
+	public URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + this.port + path);
 	}
 
@@ -80,21 +81,18 @@ final class SampleApp implements AutoCloseable {
 	 * @param timeout how long to wait at most
 	 * @throws Exception when the app stops or does not answer in time (with its log)
 	 */
-	void awaitReady(Duration timeout) throws Exception {
-		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+	public void awaitReady(Duration timeout) throws Exception {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("The sample app (" + this.name + ") stopped:\n" + logTail());
 			}
 			try {
-				HttpResponse<Void> response = client.send(HttpRequest.newBuilder(uri("/api/ping")).build(),
-						HttpResponse.BodyHandlers.discarding());
-				if (response.statusCode() == 200) {
+				if (get("/api/ping").statusCode() == 200) {
 					return;
 				}
 			}
-			catch (IOException ex) {
+			catch (IllegalStateException ex) {
 				// Not listening yet.
 			}
 			Thread.sleep(200);
@@ -107,11 +105,10 @@ final class SampleApp implements AutoCloseable {
 	 * Sends one GET.
 	 * @param path e.g. {@code /api/hello}
 	 * @return the response
-	 * @throws Exception when it fails
+	 * @throws IllegalStateException when it cannot connect
 	 */
-	HttpResponse<String> get(String path) throws Exception {
-		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-		return client.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+	public HttpResponse<String> get(String path) {
+		return new Http(this.port).get(path);
 	}
 
 	private String logTail() throws IOException {

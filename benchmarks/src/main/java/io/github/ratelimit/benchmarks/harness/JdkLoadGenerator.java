@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * threads sharing one HTTP/1.1 client, each sending its next request when the previous one is
  * answered. Heavier on the CPU than wrk, so it leaves less of a small machine to the server.
  */
-final class JdkLoadGenerator implements LoadGenerator {
+public final class JdkLoadGenerator implements LoadGenerator {
 
 	@Override
 	public String name() {

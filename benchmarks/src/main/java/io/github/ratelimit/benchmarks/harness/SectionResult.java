@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.util.ArrayList;
 import java.util.List;

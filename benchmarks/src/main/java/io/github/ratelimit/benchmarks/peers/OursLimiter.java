@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.peers;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.net.URI;
 import java.time.Duration;
@@ -7,7 +7,7 @@ import java.time.Duration;
  * Sends GET requests to one URI on a fixed number of keep-alive connections, each connection sending
  * its next request as soon as the previous one is answered (a closed loop), for a fixed time.
  */
-interface LoadGenerator {
+public interface LoadGenerator {
 
 	/** Connections kept busy at once. */
 	int CONNECTIONS = 16;
@@ -49,11 +49,11 @@ interface LoadGenerator {
 	record LoadResult(long requests, double seconds, long failures, double p50Millis, double p99Millis,
 			String output) {
 
-		LoadResult(long requests, double seconds, long failures, double p50Millis, double p99Millis) {
+		public LoadResult(long requests, double seconds, long failures, double p50Millis, double p99Millis) {
 			this(requests, seconds, failures, p50Millis, p99Millis, "");
 		}
 
-		double requestsPerSecond() {
+		public double requestsPerSecond() {
 			return this.requests / this.seconds;
 		}
 	}

@@ -1,16 +1,16 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.report;
 
 import java.util.Locale;
 
 /**
  * Formats numbers for tables: three significant digits, no exponent.
  */
-final class Format {
+public final class Format {
 
 	private Format() {
 	}
 
-	static String number(double value) {
+	public static String number(double value) {
 		if (Double.isNaN(value)) {
 			return "-";
 		}

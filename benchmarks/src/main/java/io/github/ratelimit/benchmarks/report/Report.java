@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.report;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,10 +6,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import io.github.ratelimit.benchmarks.harness.Comparison;
+import io.github.ratelimit.benchmarks.harness.CpuMeter;
+import io.github.ratelimit.benchmarks.harness.Jmh;
+import io.github.ratelimit.benchmarks.harness.Measurement;
+import io.github.ratelimit.benchmarks.harness.SectionOutcome;
+import io.github.ratelimit.benchmarks.harness.SectionResult;
+
 /**
- * Writes a run's figures as tables (console and Markdown) and as JSON.
+ * Writes a run's figures as tables (console and Markdown); {@link ResultsFile} writes them as JSON.
  */
-final class Report {
+public final class Report {
 
 	private Report() {
 	}
@@ -21,7 +28,7 @@ final class Report {
 	 * @param markdown Markdown tables, or else aligned plain text
 	 * @return the tables
 	 */
-	static String tables(List<SectionOutcome> outcomes, boolean markdown) {
+	public static String tables(List<SectionOutcome> outcomes, boolean markdown) {
 		StringBuilder out = new StringBuilder();
 		for (SectionOutcome outcome : outcomes) {
 			out.append(markdown ? "#### " : "== ").append(outcome.section().title()).append(markdown ? "\n\n" : " ==\n");
@@ -48,7 +55,7 @@ final class Report {
 	}
 
 	/** Sums up how much CPU other processes took while the section measured, when known. */
-	static String interference(SectionResult result) {
+	public static String interference(SectionResult result) {
 		List<Measurement> known = result.measurements().stream().filter((m) -> !Double.isNaN(m.foreignCpu())).toList();
 		if (known.isEmpty()) {
 			return null;
@@ -60,7 +67,7 @@ final class Report {
 				+ ", " + worst.implementation() + ").";
 	}
 
-	static List<List<String>> grid(SectionResult result) {
+	public static List<List<String>> grid(SectionResult result) {
 		List<String> implementations = result.implementations();
 		Map<String, Comparison.Target> ratioColumns = new LinkedHashMap<>();
 		for (Comparison comparison : result.comparisons()) {
@@ -147,91 +154,5 @@ final class Report {
 			}
 		}
 		return out.append('\n').toString();
-	}
-
-	/**
-	 * Renders the run as JSON.
-	 * @param environment where and when it ran
-	 * @param outcomes the sections' outcomes
-	 * @return a JSON document
-	 */
-	static String json(Map<String, String> environment, List<SectionOutcome> outcomes) {
-		StringBuilder out = new StringBuilder("{\n  \"environment\": {");
-		List<String> entries = new ArrayList<>();
-		environment.forEach((key, value) -> entries.add("\n    " + string(key) + ": " + string(value)));
-		out.append(String.join(",", entries)).append("\n  },\n  \"sections\": [");
-		List<String> sections = new ArrayList<>();
-		for (SectionOutcome outcome : outcomes) {
-			StringBuilder section = new StringBuilder("\n    {");
-			section.append("\n      \"id\": ").append(string(outcome.section().id()));
-			section.append(",\n      \"title\": ").append(string(outcome.section().title()));
-			section.append(",\n      \"method\": ").append(string(outcome.section().method()));
-			section.append(",\n      \"seconds\": ").append(outcome.seconds());
-			SectionResult result = outcome.result();
-			if (result == null) {
-				section.append(",\n      \"failure\": ").append(string(String.valueOf(outcome.failure())));
-			}
-			else {
-				section.append(",\n      \"measurements\": [");
-				List<String> items = new ArrayList<>();
-				for (Measurement m : result.measurements()) {
-					items.add("\n        {\"figure\": " + string(m.figure()) + ", \"implementation\": "
-							+ string(m.implementation()) + ", \"value\": " + number(m.value()) + ", \"error\": "
-							+ number(m.error()) + ", \"unit\": " + string(m.unit()) + ", \"foreignCpu\": "
-							+ number(m.foreignCpu()) + "}");
-				}
-				section.append(String.join(",", items)).append("\n      ],\n      \"comparisons\": [");
-				items.clear();
-				for (Comparison c : result.comparisons()) {
-					items.add("\n        {\"figure\": " + string(c.figure()) + ", \"ours\": " + string(c.ours())
-							+ ", \"peer\": " + string(c.peer()) + ", \"ratio\": " + number(c.ratio()) + ", \"target\": "
-							+ ((c.target() != null) ? string(c.target().toString()) : "null") + ", \"met\": "
-							+ ((c.target() != null) ? Boolean.toString(c.met()) : "null") + "}");
-				}
-				section.append(String.join(",", items)).append("\n      ],\n      \"notes\": [");
-				items.clear();
-				String interference = interference(result);
-				if (interference != null) {
-					items.add("\n        " + string(interference));
-				}
-				for (String note : result.notes()) {
-					items.add("\n        " + string(note));
-				}
-				section.append(String.join(",", items)).append("\n      ]");
-			}
-			section.append("\n    }");
-			sections.add(section.toString());
-		}
-		return out.append(String.join(",", sections)).append("\n  ]\n}\n").toString();
-	}
-
-	private static String number(double value) {
-		if (Double.isNaN(value) || Double.isInfinite(value)) {
-			return "null";
-		}
-		return String.format(Locale.ROOT, "%.4f", value);
-	}
-
-	static String string(String value) {
-		StringBuilder out = new StringBuilder("\"");
-		for (int i = 0; i < value.length(); i++) {
-			char c = value.charAt(i);
-			switch (c) {
-				case '"' -> out.append("\\\"");
-				case '\\' -> out.append("\\\\");
-				case '\n' -> out.append("\\n");
-				case '\t' -> out.append("\\t");
-				case '\r' -> out.append("\\r");
-				default -> {
-					if (c < 0x20) {
-						out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-					}
-					else {
-						out.append(c);
-					}
-				}
-			}
-		}
-		return out.append('"').toString();
 	}
 }

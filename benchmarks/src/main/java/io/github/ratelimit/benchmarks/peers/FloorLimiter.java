@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.peers;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,7 +11,7 @@ import java.util.Locale;
  * wrk, the sample apps; those that ended are in this JVM's children's times). Elsewhere it reports
  * nothing and never waits.
  */
-final class CpuMeter {
+public final class CpuMeter {
 
 	private static final Path SYSTEM = Path.of("/proc/stat");
 
@@ -25,14 +25,14 @@ final class CpuMeter {
 	 * @param busy all CPUs' time not idle
 	 * @param ours this process's and its reaped children's time
 	 */
-	record Snapshot(long total, long busy, long ours) {
+	public record Snapshot(long total, long busy, long ours) {
 	}
 
 	/**
 	 * Reads the counters.
 	 * @return the snapshot, or {@code null} when the counters cannot be read (not Linux)
 	 */
-	static Snapshot snapshot() {
+	public static Snapshot snapshot() {
 		try {
 			String[] cpu = Files.readAllLines(SYSTEM).get(0).trim().split("\\s+");
 			long total = 0;
@@ -73,7 +73,7 @@ final class CpuMeter {
 	 * @param after the later snapshot, or {@code null}
 	 * @return from 0 to 1, or {@code NaN} when unknown
 	 */
-	static double foreignShare(Snapshot before, Snapshot after) {
+	public static double foreignShare(Snapshot before, Snapshot after) {
 		if (before == null || after == null || after.total() <= before.total()) {
 			return Double.NaN;
 		}
@@ -88,7 +88,7 @@ final class CpuMeter {
 	 * @return the seconds waited beyond the one-second check
 	 * @throws InterruptedException when interrupted
 	 */
-	static long awaitIdle(long maxSeconds) throws InterruptedException {
+	public static long awaitIdle(long maxSeconds) throws InterruptedException {
 		long start = System.nanoTime();
 		while ((System.nanoTime() - start) / 1_000_000_000L < maxSeconds) {
 			Snapshot before = snapshot();
@@ -101,7 +101,7 @@ final class CpuMeter {
 		return Math.max(0, (System.nanoTime() - start) / 1_000_000_000L - 1);
 	}
 
-	static String percent(double share) {
+	public static String percent(double share) {
 		return Double.isNaN(share) ? "?" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
 	}
 }

@@ -1,4 +1,4 @@
-package io.github.ratelimit.redis;
+package io.github.ratelimit.testsupport;
 
 import java.io.File;
 import java.io.IOException;
@@ -21,10 +21,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real Redis server process for tests, on a free loopback port: {@code redis-server} from the PATH
- * when there is one, else the binary shipped in the {@code embedded-redis} test dependency. Can be
+ * when there is one, else the binary shipped in the {@code embedded-redis} dependency. Can be
  * killed with SIGKILL and started again on the same port.
  */
-final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable {
 
 	/** {@code -Dredis.embedded=true} ignores the PATH: the embedded binary, no redis-cli. */
 	private static final boolean EMBEDDED_ONLY = Boolean.getBoolean("redis.embedded");
@@ -55,20 +55,24 @@ final class RedisProcess implements AutoCloseable {
 	 * @param extraArgs more {@code --name value} arguments, e.g. for cluster mode
 	 * @return the running server
 	 */
-	static RedisProcess launch(String... extraArgs) {
+	public static RedisProcess launch(String... extraArgs) {
 		RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
 		redis.start();
 		return redis;
 	}
 
-	int port() {
+	/**
+	 * Returns the server's loopback port.
+	 * @return the port
+	 */
+	public int port() {
 		return this.port;
 	}
 
 	/**
 	 * Starts (again) on this server's port.
 	 */
-	synchronized void start() {
+	public synchronized void start() {
 		List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(this.port),
 				"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.dir.toString(),
 				"--daemonize", "no", "--loglevel", "warning"));
@@ -97,14 +101,14 @@ final class RedisProcess implements AutoCloseable {
 	 * Says whether the process runs (it may still be paused or busy).
 	 * @return {@code true} unless killed
 	 */
-	synchronized boolean isRunning() {
+	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();
 	}
 
 	/**
 	 * Kills the server with SIGKILL: no shutdown, sockets dropped.
 	 */
-	synchronized void kill() {
+	public synchronized void kill() {
 		if (this.process != null) {
 			this.process.destroyForcibly();
 			try {
@@ -128,7 +132,11 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	String log() {
+	/**
+	 * Returns what the server logged.
+	 * @return its log, or {@code (no log)}
+	 */
+	public String log() {
 		try {
 			return Files.readString(this.dir.resolve("redis.log"));
 		}
@@ -142,7 +150,7 @@ final class RedisProcess implements AutoCloseable {
 	 * @param name e.g. {@code redis-cli}
 	 * @return its path, when there
 	 */
-	static Optional<Path> onPath(String name) {
+	public static Optional<Path> onPath(String name) {
 		String path = System.getenv("PATH");
 		if (path == null || EMBEDDED_ONLY) {
 			return Optional.empty();
@@ -153,11 +161,37 @@ final class RedisProcess implements AutoCloseable {
 			.findFirst();
 	}
 
-	static synchronized Path binary() {
+	/**
+	 * Finds the {@code redis-server} to run: the PATH's, else embedded-redis's when on the class path.
+	 * @return its path
+	 * @throws IllegalStateException when there is neither
+	 */
+	public static synchronized Path binary() {
 		if (binary == null) {
 			binary = onPath("redis-server").orElseGet(RedisProcess::embeddedBinary);
 		}
 		return binary;
+	}
+
+	/**
+	 * Returns the version of the server {@link #binary()} runs.
+	 * @return e.g. {@code 7.0.15}, or {@code unknown}
+	 */
+	public static String version() {
+		try {
+			Process process = new ProcessBuilder(binary().toString(), "--version").redirectErrorStream(true).start();
+			String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			process.waitFor(5, TimeUnit.SECONDS);
+			int v = out.indexOf("v=");
+			return (v >= 0) ? out.substring(v + 2).split("\\s")[0] : "unknown";
+		}
+		catch (IOException | RuntimeException ex) {
+			return "unknown";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "unknown";
+		}
 	}
 
 	private static Path embeddedBinary() {
@@ -180,7 +214,11 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	static int freePort() {
+	/**
+	 * Finds a free loopback port.
+	 * @return the port
+	 */
+	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
@@ -189,7 +227,12 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	static boolean ping(int port) {
+	/**
+	 * Says whether a Redis server answers {@code PING} on a loopback port.
+	 * @param port the port
+	 * @return {@code true} on {@code +PONG}
+	 */
+	public static boolean ping(int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
 			socket.setSoTimeout(500);
@@ -205,7 +248,11 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
-	static void sleep(long millis) {
+	/**
+	 * Sleeps, for the waits on a real process that tests cannot avoid.
+	 * @param millis how long
+	 */
+	public static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}

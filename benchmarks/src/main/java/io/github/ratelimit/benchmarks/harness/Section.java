@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 /**
  * One part of the benchmark run: measures a set of figures of ours and of its peers, in the same run.

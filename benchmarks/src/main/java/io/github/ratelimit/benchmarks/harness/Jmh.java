@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -18,6 +18,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
+import io.github.ratelimit.benchmarks.DecisionBenchmark;
+import io.github.ratelimit.benchmarks.report.Format;
+
 /**
  * Runs {@link DecisionBenchmark} methods through JMH's API, one fork per method and parameter
  * combination (a fixed 2 GB heap, the default G1 collector), and turns the scores into
@@ -28,13 +31,13 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * keeping the least disturbed) when that was over 20%, and a figure is the median of the measured
  * iterations, which a burst of foreign load in a few iterations does not move.
  */
-final class Jmh {
+public final class Jmh {
 
 	/** Other processes' CPU share above which a measurement is taken again. */
-	static final double DISTURBED = 0.20;
+	public static final double DISTURBED = 0.20;
 
 	/** How many times a disturbed measurement is taken again; the least disturbed one is kept. */
-	static final int MAX_REPEATS = 2;
+	public static final int MAX_REPEATS = 2;
 
 	/** Heap of each fork: fixed, so that heap sizing is not part of the measurement. */
 	static final String[] JVM_ARGS = { "-Xms2g", "-Xmx2g" };
@@ -50,14 +53,14 @@ final class Jmh {
 	 * @param iterations measured iterations per fork
 	 * @param iterationMillis length of a measured iteration
 	 */
-	record Iterations(int forks, int warmups, int iterations, int iterationMillis) {
+	public record Iterations(int forks, int warmups, int iterations, int iterationMillis) {
 
-		long seconds() {
+		public long seconds() {
 			// A fork's JVM start and the set-up of up to a million keys take about two seconds.
 			return this.forks * (this.warmups + (this.iterations * (long) this.iterationMillis) / 1000 + 2);
 		}
 
-		String describe() {
+		public String describe() {
 			return this.forks + ((this.forks == 1) ? " fork" : " forks") + " per figure and implementation, each "
 					+ this.warmups + " x 1 s warm-up, then " + this.iterations + " x " + this.iterationMillis
 					+ " ms measured; the figure is the median measured iteration";
@@ -75,10 +78,10 @@ final class Jmh {
 	 * @param repeats how many disturbed measurements came before this one
 	 * @param unit the unit of the scores
 	 */
-	record Fork(String method, Map<String, String> params, int threads, double[] iterations, double foreignCpu,
+	public record Fork(String method, Map<String, String> params, int threads, double[] iterations, double foreignCpu,
 			int repeats, String unit) {
 
-		Measurement measurement(String figure) {
+		public Measurement measurement(String figure) {
 			double[] sorted = this.iterations.clone();
 			Arrays.sort(sorted);
 			double halfIqr = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / 2;
@@ -100,7 +103,7 @@ final class Jmh {
 	 * @throws RunnerException when a benchmark fails
 	 * @throws InterruptedException when interrupted while waiting for idle CPUs
 	 */
-	static List<Fork> run(Settings settings, List<String> methods, Map<String, List<String>> params, int threads,
+	public static List<Fork> run(Settings settings, List<String> methods, Map<String, List<String>> params, int threads,
 			Iterations iterations, String log) throws RunnerException, InterruptedException {
 		return run(settings, DecisionBenchmark.class, "ops/µs", List.of(), methods, params, threads, iterations, log);
 	}
@@ -120,7 +123,7 @@ final class Jmh {
 	 * @throws RunnerException when a benchmark fails
 	 * @throws InterruptedException when interrupted while waiting for idle CPUs
 	 */
-	static List<Fork> run(Settings settings, Class<?> benchmark, String unit, List<String> jvmArgs,
+	public static List<Fork> run(Settings settings, Class<?> benchmark, String unit, List<String> jvmArgs,
 			List<String> methods, Map<String, List<String>> params, int threads, Iterations iterations, String log)
 			throws RunnerException, InterruptedException {
 		List<Fork> forks = new ArrayList<>();
@@ -157,7 +160,7 @@ final class Jmh {
 	 * @param forks the forks of a section
 	 * @param section where the note goes
 	 */
-	static void noteRepeats(List<Fork> forks, SectionResult section) {
+	public static void noteRepeats(List<Fork> forks, SectionResult section) {
 		long repeated = forks.stream().filter((fork) -> fork.repeats() > 0).count();
 		if (repeated > 0) {
 			section.note(repeated + " of " + forks.size() + " measurements were taken again because other processes took more than "
@@ -210,7 +213,7 @@ final class Jmh {
 		return scores.stream().mapToDouble(Double::doubleValue).toArray();
 	}
 
-	static List<Map<String, String>> combinations(Map<String, List<String>> params) {
+	public static List<Map<String, String>> combinations(Map<String, List<String>> params) {
 		List<Map<String, String>> combinations = new ArrayList<>();
 		combinations.add(new LinkedHashMap<>());
 		for (Map.Entry<String, List<String>> param : params.entrySet()) {
@@ -227,7 +230,7 @@ final class Jmh {
 		return combinations;
 	}
 
-	static double quantile(double[] sorted, double q) {
+	public static double quantile(double[] sorted, double q) {
 		if (sorted.length == 0) {
 			return Double.NaN;
 		}
@@ -242,7 +245,7 @@ final class Jmh {
 	 * @param method the method
 	 * @return e.g. {@code Bucket4j}
 	 */
-	static String implementation(String method) {
+	public static String implementation(String method) {
 		return switch (method) {
 			case "ours" -> "ours";
 			case "oursTokenBucketOnly" -> "ours: bucket only";

@@ -1,4 +1,4 @@
-package io.github.ratelimit.it;
+package io.github.ratelimit.testsupport;
 
 import java.io.IOException;
 import java.net.URI;
@@ -8,35 +8,71 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * A small HTTP client for tests against the running server.
+ * A small HTTP client for tests against a running server, on {@code localhost}; failures to connect are
+ * {@link IllegalStateException}s.
  */
-final class Http {
+public final class Http {
 
 	private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
 	private final int port;
 
-	Http(int port) {
+	/**
+	 * Creates a client of {@code http://localhost:port}.
+	 * @param port the server's port
+	 */
+	public Http(int port) {
 		this.port = port;
 	}
 
-	HttpResponse<String> get(String path, String... headers) {
+	/**
+	 * Sends a GET.
+	 * @param path e.g. {@code /api/hello?x=1}
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
+	public HttpResponse<String> get(String path, String... headers) {
 		return send(builder(path, headers).GET().build());
 	}
 
-	HttpResponse<String> head(String path, String... headers) {
+	/**
+	 * Sends a HEAD.
+	 * @param path the path
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
+	public HttpResponse<String> head(String path, String... headers) {
 		return send(builder(path, headers).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
-	HttpResponse<String> options(String path, String... headers) {
+	/**
+	 * Sends an OPTIONS request (e.g. a CORS preflight).
+	 * @param path the path
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
+	public HttpResponse<String> options(String path, String... headers) {
 		return send(builder(path, headers).method("OPTIONS", HttpRequest.BodyPublishers.noBody()).build());
 	}
 
-	HttpResponse<String> delete(String path, String... headers) {
+	/**
+	 * Sends a DELETE.
+	 * @param path the path
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
+	public HttpResponse<String> delete(String path, String... headers) {
 		return send(builder(path, headers).DELETE().build());
 	}
 
-	HttpResponse<String> post(String path, String form, String... headers) {
+	/**
+	 * Sends a form POST.
+	 * @param path the path
+	 * @param form the body, {@code application/x-www-form-urlencoded}
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
+	public HttpResponse<String> post(String path, String form, String... headers) {
 		return send(builder(path, headers).header("Content-Type", "application/x-www-form-urlencoded")
 			.POST(HttpRequest.BodyPublishers.ofString(form))
 			.build());

@@ -1,4 +1,4 @@
-package io.github.ratelimit.benchmarks;
+package io.github.ratelimit.benchmarks.harness;
 
 import java.io.IOException;
 import java.net.URI;
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * Load from wrk ({@code apt-get install wrk}): one wrk thread, {@value LoadGenerator#CONNECTIONS}
  * connections, latency percentiles from {@code --latency}.
  */
-final class WrkLoadGenerator implements LoadGenerator {
+public final class WrkLoadGenerator implements LoadGenerator {
 
 	private static final Pattern TOTAL = Pattern.compile("(\\d+) requests in ([\\d.]+)(us|ms|s|m)\\b");
 
@@ -61,7 +61,7 @@ final class WrkLoadGenerator implements LoadGenerator {
 		return parse(output);
 	}
 
-	static LoadResult parse(String output) {
+	public static LoadResult parse(String output) {
 		Matcher total = TOTAL.matcher(output);
 		if (!total.find()) {
 			throw new IllegalStateException("Cannot read wrk's output:\n" + output);

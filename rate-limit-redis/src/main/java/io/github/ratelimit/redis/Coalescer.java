@@ -1,0 +1,204 @@
+package io.github.ratelimit.redis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.Acquisition;
+
+/**
+ * Coalesces decisions: while a script call is in flight on a lane (the connection; on Redis Cluster,
+ * one hash slot), requests that arrive for that lane wait and go together in the next call, each
+ * still all or nothing on its own (the script decides them one after the other, atomically). A
+ * request that finds its lane idle is sent at once, so a request alone pays no added latency. A lane
+ * whose call has been in flight longer than the timeout no longer holds new requests back, so a call
+ * that never returns cannot stall its lane.
+ * <p>
+ * Thread-safety: each lane's queue and in-flight flag are guarded by the lane's monitor, held only
+ * to enqueue or drain, never while calling Redis; replies are split and handed to each request's
+ * future on the client's thread.
+ */
+final class Coalescer {
+
+	/** Requests per script call at most: bounds the script's run time and the reply's size. */
+	static final int MAX_BATCH = 64;
+
+	private static final int MAX_LANES = 16_384;
+
+	/** One request waiting for, or sent in, a coalesced call. */
+	static final class Pending {
+
+		final List<Acquisition> acquisitions;
+
+		final byte[][] keys;
+
+		final long serverDeadline;
+
+		/** The request's part of the reply: 8 integers per acquisition and the time, or {@code -1} and the time. */
+		final CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+
+		volatile boolean abandoned;
+
+		volatile @Nullable Batch batch;
+
+		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline) {
+			this.acquisitions = acquisitions;
+			this.keys = keys;
+			this.serverDeadline = serverDeadline;
+		}
+
+	}
+
+	/** One script call's requests: a failure of the call counts once, whichever request sees it first. */
+	static final class Batch {
+
+		private final AtomicBoolean counted = new AtomicBoolean();
+
+		final int size;
+
+		Batch(int size) {
+			this.size = size;
+		}
+
+		/**
+		 * Says whether the caller is the first of the batch to report its failure.
+		 * @return {@code true} once per batch
+		 */
+		boolean countFailure() {
+			return this.counted.compareAndSet(false, true);
+		}
+
+	}
+
+	private final Function<List<Pending>, @Nullable CompletableFuture<List<Long>>> send;
+
+	private final long stallNanos;
+
+	private final ConcurrentMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a coalescer.
+	 * @param send sends one script call for the requests, or answers {@code null} when it cannot now
+	 * @param stallNanos how long a call in flight holds its lane's new requests back, at most
+	 */
+	Coalescer(Function<List<Pending>, @Nullable CompletableFuture<List<Long>>> send, long stallNanos) {
+		this.send = send;
+		this.stallNanos = stallNanos;
+	}
+
+	/**
+	 * Sends a request now, or with the next call of its lane.
+	 * @param lane the lane: 0 for the connection, the hash slot on a cluster
+	 * @param pending the request
+	 */
+	void submit(int lane, Pending pending) {
+		Lane target = this.lanes.get(lane);
+		if (target == null) {
+			target = (this.lanes.size() < MAX_LANES) ? this.lanes.computeIfAbsent(lane, (l) -> new Lane()) : new Lane();
+		}
+		target.submit(pending);
+	}
+
+	private final class Lane {
+
+		private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+
+		private boolean inFlight;
+
+		private long sentAt;
+
+		void submit(Pending pending) {
+			synchronized (this) {
+				if (this.inFlight && System.nanoTime() - this.sentAt < Coalescer.this.stallNanos) {
+					this.waiting.add(pending);
+					return;
+				}
+				this.inFlight = true;
+				this.sentAt = System.nanoTime();
+			}
+			dispatch(List.of(pending));
+		}
+
+		private void dispatch(List<Pending> requests) {
+			Batch batch = new Batch(requests.size());
+			requests.forEach((pending) -> pending.batch = batch);
+			CompletableFuture<List<Long>> reply;
+			try {
+				reply = Coalescer.this.send.apply(requests);
+			}
+			catch (RuntimeException ex) {
+				reply = CompletableFuture.failedFuture(ex);
+			}
+			if (reply == null) {
+				reply = CompletableFuture.failedFuture(new IllegalStateException("Redis is not connected"));
+			}
+			reply.whenComplete((value, failure) -> {
+				if (failure != null) {
+					requests.forEach((pending) -> pending.reply.completeExceptionally(failure));
+				}
+				else {
+					split(requests, value);
+				}
+				next();
+			});
+		}
+
+		private void next() {
+			List<Pending> requests = new ArrayList<>();
+			synchronized (this) {
+				while (!this.waiting.isEmpty() && requests.size() < MAX_BATCH) {
+					Pending pending = this.waiting.poll();
+					if (!pending.abandoned) {
+						requests.add(pending);
+					}
+				}
+				if (requests.isEmpty()) {
+					this.inFlight = false;
+					return;
+				}
+				this.sentAt = System.nanoTime();
+			}
+			dispatch(requests);
+		}
+
+	}
+
+	/**
+	 * Hands each request its part of a batch reply: per request {@code n} and 8 integers per
+	 * acquisition, or {@code -1}; then the server time.
+	 */
+	static void split(List<Pending> requests, List<Long> reply) {
+		if (reply.isEmpty()) {
+			IllegalStateException odd = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+			requests.forEach((pending) -> pending.reply.completeExceptionally(odd));
+			return;
+		}
+		Long now = reply.get(reply.size() - 1);
+		int at = 0;
+		for (Pending pending : requests) {
+			long n = (at < reply.size() - 1) ? reply.get(at) : Long.MIN_VALUE;
+			if (n == -1) {
+				pending.reply.complete(List.of(-1L, now));
+				at++;
+				continue;
+			}
+			if (n != pending.acquisitions.size() || at + 1 + 8 * n > reply.size() - 1) {
+				pending.reply.completeExceptionally(
+						new IllegalStateException("Unexpected reply from a rate limit script: " + reply));
+				at = reply.size();
+				continue;
+			}
+			List<Long> part = new ArrayList<>(reply.subList(at + 1, at + 1 + (int) (8 * n)));
+			part.add(now);
+			pending.reply.complete(part);
+			at += 1 + (int) (8 * n);
+		}
+	}
+}

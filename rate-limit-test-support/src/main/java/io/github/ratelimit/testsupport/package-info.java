@@ -1,0 +1,6 @@
+/**
+ * What the tests and the benchmarks share: {@link io.github.ratelimit.testsupport.RedisProcess}, a real
+ * Redis server on a free loopback port, and {@link io.github.ratelimit.testsupport.Http}, a small HTTP
+ * client for a running server. Not published.
+ */
+package io.github.ratelimit.testsupport;

@@ -10,6 +10,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.github.ratelimit.testsupport.Http;
+
 import static io.github.ratelimit.it.RateLimitEndToEndTests.header;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.github.ratelimit.redis.TestRedis;
+import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,20 +40,20 @@ class CountFailuresTests {
 				"rate-limit.rules[2].policies=login")) {
 			int port = RedisTestApplication.port(app);
 			// Loads both scripts (EVALSHA, then EVAL after NOSCRIPT), so what follows is steady state.
-			assertThat(Http.get(port, "/login?ok=false").statusCode()).isEqualTo(401);
+			assertThat(new Http(port).get("/login?ok=false").statusCode()).isEqualTo(401);
 
 			redis.resetStats();
-			assertThat(Http.get(port, "/login?ok=true").statusCode()).isEqualTo(200);
+			assertThat(new Http(port).get("/login?ok=true").statusCode()).isEqualTo(200);
 			Map<String, Long> success = redis.commandCalls();
 			assertThat(scriptCalls(success)).as("a success: the check only").isEqualTo(1);
 			assertThat(success).as("and nothing written: %s", success).doesNotContainKeys("set", "del", "pexpire");
 
 			redis.resetStats();
-			assertThat(Http.get(port, "/login?ok=false").statusCode()).isEqualTo(401);
+			assertThat(new Http(port).get("/login?ok=false").statusCode()).isEqualTo(401);
 			assertThat(scriptCalls(redis.commandCalls())).as("a failure: the check, then the count").isEqualTo(2);
 
-			assertThat(Http.get(port, "/login?ok=false").statusCode()).isEqualTo(401);
-			assertThat(Http.get(port, "/login?ok=true").statusCode()).as("three failures lock out").isEqualTo(429);
+			assertThat(new Http(port).get("/login?ok=false").statusCode()).isEqualTo(401);
+			assertThat(new Http(port).get("/login?ok=true").statusCode()).as("three failures lock out").isEqualTo(429);
 		}
 	}
 

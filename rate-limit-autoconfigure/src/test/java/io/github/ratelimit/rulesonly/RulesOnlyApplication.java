@@ -57,5 +57,20 @@ public class RulesOnlyApplication {
 			return "known";
 		}
 
+		@GetMapping("/fail/ok")
+		String ok() {
+			return "ok";
+		}
+
+		@GetMapping("/fail/send-error")
+		void sendError(HttpServletResponse response) throws IOException {
+			response.sendError(400);
+		}
+
+		@GetMapping("/fail/throw")
+		String fail() {
+			throw new IllegalStateException("boom");
+		}
+
 	}
 }

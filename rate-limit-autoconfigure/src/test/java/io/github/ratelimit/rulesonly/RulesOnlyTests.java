@@ -27,7 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.legacy.limit=2", "rate-limit.policies.legacy.period=1m",
 				"rate-limit.rules[0].path=/items/*", "rate-limit.rules[0].policies=per-item",
 				"rate-limit.rules[1].path=/scan/**", "rate-limit.rules[1].policies=scan",
-				"rate-limit.rules[2].path=/legacy/**", "rate-limit.rules[2].policies=legacy" })
+				"rate-limit.rules[2].path=/legacy/**", "rate-limit.rules[2].policies=legacy",
+				"rate-limit.policies.every.limit=100", "rate-limit.policies.every.period=1h",
+				"rate-limit.policies.every.key=global", "rate-limit.rules[3].path=/fail/**",
+				"rate-limit.rules[3].policies=every" })
 class RulesOnlyTests {
 
 	private static final HttpClient CLIENT = HttpClient.newHttpClient();
@@ -72,6 +75,20 @@ class RulesOnlyTests {
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
 		assertThat(RulesOnlyApplication.legacyCalls).as("the servlet never saw the rejected request").hasValue(2);
+	}
+
+	@Test
+	void requestsAnsweredByAnErrorDispatchAreDecidedOnce() {
+		HttpResponse<String> ok = send("GET", "/fail/ok");
+		HttpResponse<String> sentError = send("GET", "/fail/send-error");
+		HttpResponse<String> thrown = send("GET", "/fail/throw");
+		HttpResponse<String> again = send("GET", "/fail/ok");
+		assertThat(sentError.statusCode()).isEqualTo(400);
+		assertThat(thrown.statusCode()).isEqualTo(500);
+		long first = Long.parseLong(ok.headers().firstValue("X-RateLimit-Remaining").orElseThrow());
+		assertThat(sentError.headers().firstValue("X-RateLimit-Remaining")).hasValue(Long.toString(first - 1));
+		assertThat(thrown.headers().firstValue("X-RateLimit-Remaining")).hasValue(Long.toString(first - 2));
+		assertThat(again.headers().firstValue("X-RateLimit-Remaining")).hasValue(Long.toString(first - 3));
 	}
 
 	private HttpResponse<String> send(String method, String path) {

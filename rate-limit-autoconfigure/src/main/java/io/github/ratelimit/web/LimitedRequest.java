@@ -61,7 +61,7 @@ final class LimitedRequest {
 		return (request.getAttribute(ATTRIBUTE) instanceof LimitedRequest limited) ? limited : null;
 	}
 
-	/** The response the rest of the chain writes to. */
+	/** The response the rest of the chain writes to; its status decides a count, and it takes the headers. */
 	HttpServletResponse response(HttpServletResponse response) {
 		return (this.held != null) ? this.held : response;
 	}
@@ -92,11 +92,6 @@ final class LimitedRequest {
 
 	@Nullable RateLimitResult pendingCount() {
 		return this.countLater;
-	}
-
-	/** The response whose status decides the count, and which takes the headers. */
-	HttpServletResponse countedResponse(HttpServletResponse response) {
-		return (this.held != null) ? this.held : response;
 	}
 
 	/** Lets a held body go. */

@@ -109,7 +109,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	/** Counts the request, writes its headers, then lets the held body go. */
 	private void count(LimitedRequest limited, boolean failed, HttpServletResponse response) throws IOException {
 		RateLimitResult result = limited.pendingCount();
-		HttpServletResponse counted = limited.countedResponse(response);
+		HttpServletResponse counted = limited.response(response);
 		if (result != null) {
 			limited.counted();
 			this.interceptor.count(result, failed ? 500 : counted.getStatus(), counted);

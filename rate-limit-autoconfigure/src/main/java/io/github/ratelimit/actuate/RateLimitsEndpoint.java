@@ -14,6 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
@@ -27,7 +28,10 @@ import io.github.ratelimit.web.RateLimitPolicyResolver;
  * The {@code ratelimits} endpoint: {@code GET} lists the policies (resolved settings), the path rules
  * and the annotated endpoints; {@code GET /{policy}/{key}} shows one key's budget;
  * {@code DELETE /{policy}/{key}} resets it (e.g. unlocks a user). Keys are written as the limiter
- * stores them, with their source: {@code ip:203.0.113.7}, {@code param:alice}, {@code user:bob}.
+ * stores them, with their source: {@code ip:203.0.113.7}, {@code ip:2001:db8:7:8::/64},
+ * {@code param:alice}, {@code user:bob}; the key is the rest of the path, so a network key's
+ * {@code /} needs no encoding. An unknown policy answers 404. {@code DELETE} changes state: protect
+ * the endpoint (see the operations documentation).
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -82,34 +86,42 @@ public class RateLimitsEndpoint {
 	/**
 	 * Shows one key's budget.
 	 * @param policy the policy name
-	 * @param key the key, e.g. {@code ip:203.0.113.7}
-	 * @return the budget, or {@code null} (404) when there is no such policy
+	 * @param key the key as shown, e.g. {@code ip:203.0.113.7} or {@code ip:2001:db8::/64}: the rest
+	 * of the path, so a key may contain {@code /}
+	 * @return the budget, or 404 when there is no such policy
 	 */
 	@ReadOperation
-	public @Nullable KeyDescriptor key(@Selector String policy, @Selector String key) {
+	public WebEndpointResponse<KeyDescriptor> key(@Selector String policy,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		RateLimitPolicy found = find(policy);
-		if (found == null) {
-			return null;
+		if (found == null || key.length == 0) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		Decision state = this.store.peek(new Acquisition(found.id(), found.limit(), key, 1));
-		return new KeyDescriptor(found.name(), key, state.limit(), state.remaining(),
-				Duration.ofNanos(state.resetNanos()).toMillis());
+		return new WebEndpointResponse<>(describe(found, String.join("/", key)));
 	}
 
 	/**
 	 * Resets one key's budget, so it is whole again.
 	 * @param policy the policy name
-	 * @param key the key, e.g. {@code param:alice}
-	 * @return {@code null} (404) when there is no such policy, else the budget now
+	 * @param key the key as shown, e.g. {@code param:alice}: the rest of the path
+	 * @return the budget now, or 404 when there is no such policy
 	 */
 	@DeleteOperation
-	public @Nullable KeyDescriptor reset(@Selector String policy, @Selector String key) {
+	public WebEndpointResponse<KeyDescriptor> reset(@Selector String policy,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		RateLimitPolicy found = find(policy);
-		if (found == null) {
-			return null;
+		if (found == null || key.length == 0) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		this.store.reset(found.id(), key);
-		return key(policy, key);
+		String joined = String.join("/", key);
+		this.store.reset(found.id(), joined);
+		return new WebEndpointResponse<>(describe(found, joined));
+	}
+
+	private KeyDescriptor describe(RateLimitPolicy policy, String key) {
+		Decision state = this.store.peek(new Acquisition(policy.id(), policy.limit(), key, 1));
+		return new KeyDescriptor(policy.name(), key, state.limit(), state.remaining(),
+				Duration.ofNanos(state.resetNanos()).toMillis());
 	}
 
 	private @Nullable RateLimitPolicy find(String name) {

@@ -45,7 +45,39 @@ final class ConfiguredLimits {
 						ex.getMessage(), "Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
 			}
 		}
-		return new ClientIpResolver(ranges);
+		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		String prefix = PREFIX + ".client-ip.";
+		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
+		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";
+		try {
+			builder.header(header);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(prefix + "header", "'" + clientIp.getHeader()
+					+ "' is not an HTTP header name",
+					"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
+		}
+		int ipv4Prefix = clientIp.getIpv4Prefix();
+		if (ipv4Prefix < ClientIpResolver.MIN_IPV4_PREFIX || ipv4Prefix > 32) {
+			throw new RateLimitConfigurationException(prefix + "ipv4-prefix",
+					"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
+					"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
+		}
+		int ipv6Prefix = clientIp.getIpv6Prefix();
+		if (ipv6Prefix < ClientIpResolver.MIN_IPV6_PREFIX || ipv6Prefix > 128) {
+			throw new RateLimitConfigurationException(prefix + "ipv6-prefix",
+					"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
+					"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
+		}
+		ClientIpResolver.Source source = clientIp.getSource();
+		if (source == ClientIpResolver.Source.CONTAINER && !ranges.isEmpty()) {
+			throw new RateLimitConfigurationException(prefix + "trusted-proxies",
+					"trusted proxies have no effect with rate-limit.client-ip.source=container, which takes the address"
+							+ " the container resolved",
+					"Remove rate-limit.client-ip.trusted-proxies and configure the container's trust (e.g."
+							+ " server.tomcat.remoteip.internal-proxies), or use rate-limit.client-ip.source=connection");
+		}
+		return builder.ipv4Prefix(ipv4Prefix).ipv6Prefix(ipv6Prefix).source(source).build();
 	}
 
 	/**

@@ -2,11 +2,13 @@ package io.github.ratelimit.autoconfigure;
 
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
+import org.apache.catalina.Valve;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,6 +24,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.tomcat.TomcatWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
@@ -76,6 +81,12 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
 		return ConfiguredLimits.clientIpResolver(properties);
+	}
+
+	@Bean
+	ForwardedHeadersCheck rateLimitForwardedHeadersCheck(ApplicationContext context,
+			ObjectProvider<ClientIpResolver> clientIpResolver) {
+		return new ForwardedHeadersCheck(context, clientIpResolver::getObject);
 	}
 
 	@Bean
@@ -215,6 +226,36 @@ public final class RateLimitAutoConfiguration {
 				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store) {
 			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store,
 					properties.getMode() == RateLimitProperties.Mode.SHADOW);
+		}
+
+	}
+
+	/**
+	 * Embedded Tomcat: the connection's peer is recorded before Tomcat's {@code RemoteIpValve} (if
+	 * any) rewrites it.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "org.apache.catalina.startup.Tomcat",
+			"org.springframework.boot.tomcat.TomcatWebServerFactory" })
+	static class TomcatConfiguration {
+
+		@Bean
+		WebServerFactoryCustomizer<TomcatWebServerFactory> rateLimitTomcatCustomizer(
+				ObjectProvider<ClientIpResolver> clientIpResolver, ForwardedHeadersCheck check) {
+			return (factory) -> {
+				ClientIpResolver resolver = clientIpResolver.getObject();
+				ConnectionPeerValve valve = new ConnectionPeerValve(
+						resolver.readsForwardingHeader() ? resolver.getHeader() : null);
+				// First of the engine's valves: customizers that run later can only append theirs.
+				List<Valve> valves = new ArrayList<>(factory.getEngineValves());
+				valves.add(0, valve);
+				factory.setEngineValves(valves);
+				factory.addContextCustomizers((context) -> {
+					if (valve.isFirstIn(context)) {
+						check.peerRecorded();
+					}
+				});
+			};
 		}
 
 	}

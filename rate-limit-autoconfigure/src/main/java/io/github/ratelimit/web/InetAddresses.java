@@ -23,6 +23,12 @@ import org.jspecify.annotations.Nullable;
  * Java's lenient legacy forms ({@code "127.1"}, {@code "1.2.3"}, {@code "0x7f.0.0.1"}, a bare
  * decimal {@code "2130706433"}) and host names are rejected. IPv4-mapped IPv6 addresses come back
  * as the {@link Inet4Address} they map.
+ *
+ * <p>{@link #parseHop(String)} reads the hop syntax that proxies write in forwarding headers (and
+ * containers in remote addresses): the same literals, plus a port ({@code 203.0.113.7:4711},
+ * {@code [2001:db8::1]:443}) and an IPv6 zone id ({@code fe80::1%eth0}), which are dropped. An
+ * unbracketed text with more than one colon is always an IPv6 address: {@code 2001:db8::1:443} is
+ * the address {@code 2001:db8::1:443}, never {@code 2001:db8::1} and a port.
  */
 final class InetAddresses {
 
@@ -33,6 +39,12 @@ final class InetAddresses {
 	static final int MAX_LITERAL_LENGTH = MAX_IPV6_LENGTH + 2;
 
 	private static final int MAX_IPV4_LENGTH = 15;
+
+	/** Longest zone id accepted after {@code %}: interface names and numeric scope ids are short. */
+	private static final int MAX_ZONE_LENGTH = 32;
+
+	/** Longest accepted hop: a bracketed IPv6 literal with a zone id and a port. */
+	static final int MAX_HOP_LENGTH = MAX_LITERAL_LENGTH + 1 + MAX_ZONE_LENGTH + 1 + 5;
 
 	private InetAddresses() {
 	}
@@ -68,6 +80,112 @@ final class InetAddresses {
 		catch (UnknownHostException ex) {
 			// Only thrown for an illegal array length, which parsing rules out.
 			return null;
+		}
+	}
+
+	/**
+	 * Parses one hop of a forwarding header, or a remote address reported by a container: an address
+	 * literal as {@link #parse(String)} accepts it, optionally with a port ({@code 1.2.3.4:80},
+	 * {@code [::1]:80}) and, for IPv6, a zone id ({@code fe80::1%eth0}, {@code [fe80::1%eth0]:80});
+	 * surrounding whitespace ignored. The port and the zone id are validated and dropped.
+	 * @param text the text to parse, may be {@code null}
+	 * @return the address, or {@code null} if {@code text} is not a valid hop
+	 */
+	static @Nullable InetAddress parseHop(@Nullable String text) {
+		if (text == null) {
+			return null;
+		}
+		String hop = text.trim();
+		if (hop.isEmpty() || hop.length() > MAX_HOP_LENGTH) {
+			return null;
+		}
+		if (hop.charAt(0) == '[') {
+			int close = hop.indexOf(']');
+			if (close < 0 || (close + 1 < hop.length() && !isPortSuffix(hop, close + 1))) {
+				return null;
+			}
+			String inside = hop.substring(1, close);
+			return (inside.indexOf(':') >= 0) ? parseWithoutZone(inside) : null;
+		}
+		int firstColon = hop.indexOf(':');
+		if (firstColon < 0) {
+			return parse(hop);
+		}
+		if (firstColon == hop.lastIndexOf(':')) {
+			// One colon: only IPv4 with a port; IPv6 literals always have two or more.
+			if (!isPortSuffix(hop, firstColon)) {
+				return null;
+			}
+			String address = hop.substring(0, firstColon);
+			return (address.indexOf('.') >= 0) ? parse(address) : null;
+		}
+		return parseWithoutZone(hop);
+	}
+
+	/** Parses an IPv6 literal (no brackets) with an optional {@code %zone}. */
+	private static @Nullable InetAddress parseWithoutZone(String text) {
+		int percent = text.indexOf('%');
+		if (percent < 0) {
+			return parse(text);
+		}
+		String zone = text.substring(percent + 1);
+		if (zone.isEmpty() || zone.length() > MAX_ZONE_LENGTH || !zone.chars().allMatch(InetAddresses::isZoneChar)) {
+			return null;
+		}
+		String address = text.substring(0, percent);
+		return (address.indexOf(':') >= 0) ? parse(address) : null;
+	}
+
+	/** RFC 6874 zone ids are unreserved characters. */
+	private static boolean isZoneChar(int c) {
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+				|| c == '_' || c == '~';
+	}
+
+	/** Whether {@code text[colon..]} is {@code :} and a decimal port 0-65535. */
+	private static boolean isPortSuffix(String text, int colon) {
+		if (text.charAt(colon) != ':') {
+			return false;
+		}
+		int length = text.length() - colon - 1;
+		if (length < 1 || length > 5) {
+			return false;
+		}
+		int port = 0;
+		for (int i = colon + 1; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c < '0' || c > '9') {
+				return false;
+			}
+			port = port * 10 + (c - '0');
+		}
+		return port <= 65535;
+	}
+
+	/**
+	 * Returns the network of an address as text: the address with the bits after the prefix cleared,
+	 * a slash and the prefix ({@code 2001:db8:7:8::/64}), or the bare address when the prefix is the
+	 * full length ({@code 203.0.113.7}).
+	 * @param address the address
+	 * @param ipv4Prefix the prefix for IPv4 addresses (IPv4-mapped IPv6 included), 0-32
+	 * @param ipv6Prefix the prefix for IPv6 addresses, 0-128
+	 * @return the canonical text of the network
+	 */
+	static String formatNetwork(InetAddress address, int ipv4Prefix, int ipv6Prefix) {
+		byte[] bytes = toBytes(address);
+		int prefix = (bytes.length == 4) ? ipv4Prefix : ipv6Prefix;
+		if (prefix >= bytes.length * 8) {
+			return format(bytes);
+		}
+		mask(bytes, prefix);
+		return format(bytes) + "/" + prefix;
+	}
+
+	/** Clears the bits of {@code bytes} after the first {@code prefixLength}. */
+	static void mask(byte[] bytes, int prefixLength) {
+		for (int i = 0; i < bytes.length; i++) {
+			int bitsInByte = Math.max(0, Math.min(8, prefixLength - i * 8));
+			bytes[i] &= (byte) ((0xff << (8 - bitsInByte)) & 0xff);
 		}
 	}
 

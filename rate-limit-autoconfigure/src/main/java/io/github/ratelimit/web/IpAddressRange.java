@@ -78,7 +78,7 @@ public final class IpAddressRange {
 				throw invalid(cidr, "prefix length must be between 0 and " + bits + " for " + (ipv4 ? "IPv4" : "IPv6"));
 			}
 		}
-		mask(bytes, prefixLength);
+		InetAddresses.mask(bytes, prefixLength);
 		return new IpAddressRange(bytes, prefixLength);
 	}
 
@@ -171,13 +171,6 @@ public final class IpAddressRange {
 			value = Math.min(999, value * 10 + (c - '0'));
 		}
 		return value;
-	}
-
-	private static void mask(byte[] bytes, int prefixLength) {
-		for (int i = 0; i < bytes.length; i++) {
-			int bitsInByte = Math.max(0, Math.min(8, prefixLength - i * 8));
-			bytes[i] &= (byte) ((0xff << (8 - bitsInByte)) & 0xff);
-		}
 	}
 
 	private static IllegalArgumentException invalid(String cidr, String reason) {

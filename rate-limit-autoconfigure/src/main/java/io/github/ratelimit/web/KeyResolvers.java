@@ -27,12 +27,22 @@ import org.springframework.web.servlet.HandlerMapping;
  * ({@code ip:}, {@code user:}, {@code header:}, ...) so that values of different sources never collide,
  * never empty (a missing source falls back to the client IP), and bounded (a value longer than
  * {@value #MAX_RAW_LENGTH} characters is replaced by its SHA-256, so a client cannot make the store
- * hold large keys). A resolver that throws also falls back to the client IP: bad client input never
- * turns into a 500. Thread-safe.
+ * hold large keys). Hashed values have a namespace of their own: a value that itself starts with
+ * {@code sha256:} is always hashed, so no raw value can equal the hashed form of another. A resolver
+ * that throws also falls back to the client IP: bad client input never turns into a 500. Thread-safe.
+ *
+ * <p>A {@code param:} key is the parameter's first value up to its first comma. Spring MVC binds a
+ * repeated parameter ({@code u=x&u=y}) to a {@code String} as {@code "x,y"}, while
+ * {@code getParameter} (and so Spring Security's form login) reads {@code "x"}: cutting at the comma
+ * gives {@code u=x}, {@code u=x,y} and {@code u=x&u=y} one budget, so whichever of the two a handler
+ * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
  */
 public final class KeyResolvers {
 
 	static final int MAX_RAW_LENGTH = 64;
+
+	/** The namespace of hashed values. */
+	static final String HASHED = "sha256:";
 
 	private static final Log logger = LogFactory.getLog(KeyResolvers.class);
 
@@ -78,7 +88,7 @@ public final class KeyResolvers {
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			return typed("param", (request) -> request.getParameter(name));
+			return typed("param", (request) -> parameterIdentity(request, name));
 		}
 		if (trimmed.contains("#{")) {
 			return typed("expr", expression(trimmed, origin));
@@ -162,13 +172,27 @@ public final class KeyResolvers {
 		return (principal != null) ? principal.getName() : null;
 	}
 
+	/**
+	 * Returns the part of a parameter that every way of reading it agrees on: the first value up to its
+	 * first comma ({@code getParameter} reads the first value, Spring MVC's binding the values joined
+	 * by commas).
+	 */
+	static @Nullable String parameterIdentity(HttpServletRequest request, String name) {
+		String first = request.getParameter(name);
+		if (first == null) {
+			return null;
+		}
+		int comma = first.indexOf(',');
+		return (comma >= 0) ? first.substring(0, comma) : first;
+	}
+
 	static String bounded(String value) {
-		if (value.length() <= MAX_RAW_LENGTH) {
+		if (value.length() <= MAX_RAW_LENGTH && !value.startsWith(HASHED)) {
 			return value;
 		}
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-			return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+			return HASHED + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
@@ -199,7 +223,8 @@ public final class KeyResolvers {
 		}
 
 		/**
-		 * Returns the client IP, resolved as for {@code ip} keys.
+		 * Returns the client IP, resolved as for {@code ip} keys: an IPv6 client's network
+		 * ({@code 2001:db8:7:8::/64}) under the default {@code ipv6-prefix}.
 		 * @return the client IP
 		 */
 		public String getIp() {

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class ClientIpResolverTests {
 
-	private static final ClientIpResolver UNTRUSTING = new ClientIpResolver(List.of());
+	/** Keys each address, so that these tests see addresses; networks are tested below. */
+	private static final ClientIpResolver UNTRUSTING = ClientIpResolver.builder().ipv6Prefix(128).build();
 
 	private static final ClientIpResolver TRUSTING_PRIVATE = resolver("10.0.0.0/8", "192.168.0.0/16", "fd00::/8");
 
@@ -89,7 +90,9 @@ class ClientIpResolverTests {
 	void malformedRightMostHopGivesRemoteAddress() {
 		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, unknown"))).isEqualTo("10.0.0.1");
 		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 127.1"))).isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 1.2.3.4:5678")))
+		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 1.2.3.4:")))
+			.isEqualTo("10.0.0.1");
+		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 1.2.3.4:65536")))
 			.isEqualTo("10.0.0.1");
 	}
 
@@ -228,11 +231,13 @@ class ClientIpResolverTests {
 	void hostileHeaderContentNeverThrows() {
 		List<String> hostile = Arrays.asList(",".repeat(100_000), " ".repeat(100_000), "1".repeat(100_000),
 				":".repeat(100_000), "[".repeat(1_000), "\u0000\u0001\uffff", "\u00e9\u4e2d\ud83d\ude00", "%00",
-				"1.2.3.4\r\n", "::1%eth0", "0x7f.0.0.1", "[::1]:80", "\ud800", "1.2.3.4" + " ".repeat(100_000));
+				"1.2.3.4\r\n", "::1%eth0", "0x7f.0.0.1", "[::1]:80", "\ud800", "1.2.3.4" + " ".repeat(100_000),
+				"[::1]:" + "9".repeat(100_000), "::1%" + "e".repeat(100_000), "[" + "1:".repeat(50_000) + "]:80",
+				"1.2.3.4:" + ":".repeat(1000));
 		for (String value : hostile) {
 			MockHttpServletRequest request = request("10.0.0.1", value);
 			String client = TRUSTING_PRIVATE.resolve(request);
-			assertThat(client).as(value.substring(0, Math.min(20, value.length()))).isIn("10.0.0.1", "1.2.3.4");
+			assertThat(client).as(value.substring(0, Math.min(20, value.length()))).isIn("10.0.0.1", "1.2.3.4", "::1");
 		}
 	}
 
@@ -265,7 +270,10 @@ class ClientIpResolverTests {
 	}
 
 	private static ClientIpResolver resolver(String... cidrs) {
-		return new ClientIpResolver(Arrays.stream(cidrs).map(IpAddressRange::parse).toList());
+		return ClientIpResolver.builder()
+			.trustedProxies(Arrays.stream(cidrs).map(IpAddressRange::parse).toList())
+			.ipv6Prefix(128)
+			.build();
 	}
 
 	private static MockHttpServletRequest request(String remoteAddr, String... forwardedFor) {

@@ -137,4 +137,40 @@ class InetAddressesTests {
 		assertThat(InetAddresses.toBytes(InetAddresses.parse("::1"))).hasSize(16);
 	}
 
+	@ParameterizedTest
+	@CsvSource({ "203.0.113.7:4711, 203.0.113.7", "'[2001:db8::1]:443', 2001:db8::1", "'[2001:db8::1]', 2001:db8::1",
+			"fe80::20%eth0, fe80::20", "'[fe80::20%eth0]:80', fe80::20", "fe80::20%12, fe80::20",
+			"2001:db8::1:443, 2001:db8::1:443", "' 203.0.113.7:80 ', 203.0.113.7", "::ffff:1.2.3.4, 1.2.3.4",
+			"203.0.113.7, 203.0.113.7" })
+	void hopsMayCarryPortsAndZones(String hop, String address) {
+		assertThat(InetAddresses.format(InetAddresses.parseHop(hop))).isEqualTo(address);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "203.0.113.7:", "203.0.113.7:65536", "203.0.113.7:1:2", "[203.0.113.7]:80", "[::1]:",
+			"[::1]:x", "[::1]80", "[::1", "fe80::1%", "fe80::1%a/b", "fe80::1%a%b", "1.2.3.4%eth0", "host:80",
+			"[host]", "", " ", "[]", "[]:80", "127.1:80", "01.2.3.4:80" })
+	void malformedHopsAreRefused(String hop) {
+		assertThat(InetAddresses.parseHop(hop)).isNull();
+	}
+
+	@Test
+	void hugeHopsAreRefusedQuickly() {
+		assertThat(InetAddresses.parseHop(null)).isNull();
+		assertThat(InetAddresses.parseHop("[::1]:" + "1".repeat(1_000_000))).isNull();
+		assertThat(InetAddresses.parseHop("fe80::1%" + "a".repeat(InetAddresses.MAX_HOP_LENGTH))).isNull();
+	}
+
+	@Test
+	void formatsNetworks() {
+		assertThat(InetAddresses.formatNetwork(InetAddresses.parse("2001:db8:7:8:9::1"), 32, 64))
+			.isEqualTo("2001:db8:7:8::/64");
+		assertThat(InetAddresses.formatNetwork(InetAddresses.parse("2001:db8:7:8:9::1"), 32, 128))
+			.isEqualTo("2001:db8:7:8:9::1");
+		assertThat(InetAddresses.formatNetwork(InetAddresses.parse("203.0.113.7"), 24, 64)).isEqualTo("203.0.113.0/24");
+		assertThat(InetAddresses.formatNetwork(InetAddresses.parse("::ffff:203.0.113.7"), 32, 64))
+			.isEqualTo("203.0.113.7");
+		assertThat(InetAddresses.formatNetwork(InetAddresses.parse("::1"), 32, 64)).isEqualTo("::/64");
+	}
+
 }

@@ -59,6 +59,42 @@ class KeyResolversTests {
 	}
 
 	@Test
+	void aValueLookingLikeAHashNeverSharesTheHashedValuesBudget() {
+		String longValue = "v".repeat(KeyResolvers.MAX_RAW_LENGTH + 1);
+		this.request.addHeader("A", longValue);
+		String hashed = resolve("header:A");
+		MockHttpServletRequest forged = new MockHttpServletRequest("GET", "/x");
+		forged.addHeader("A", hashed.substring("header:".length()));
+		String forgedKey = this.keyResolvers.forSpec("header:A", "test").resolve(forged);
+		assertThat(forgedKey).startsWith("header:sha256:").isNotEqualTo(hashed);
+		// Values that merely start alike are not hashed.
+		this.request.addHeader("B", "sha256");
+		this.request.addHeader("C", "SHA256:x");
+		assertThat(resolve("header:B")).isEqualTo("header:sha256");
+		assertThat(resolve("header:C")).isEqualTo("header:SHA256:x");
+	}
+
+	@Test
+	void repeatedParametersCannotReachAnIdentityWithASecondBudget() {
+		String single = key(Map.of("u", new String[] { "alice" }));
+		// Spring MVC binds u=alice&u=x to "alice,x"; getParameter (Spring Security's form login) reads "alice".
+		assertThat(key(Map.of("u", new String[] { "alice", "x" }))).isEqualTo(single);
+		assertThat(key(Map.of("u", new String[] { "alice,x" }))).isEqualTo(single);
+		assertThat(key(Map.of("u", new String[] { "alice", "y" }))).isEqualTo(single);
+		assertThat(key(Map.of("u", new String[] { "alice,x", "y" }))).isEqualTo(single);
+		assertThat(single).isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "bob", "alice" }))).isEqualTo("param:bob");
+		assertThat(key(Map.of("u", new String[] { ",alice" }))).as("nothing before the comma").isEqualTo("ip:203.0.113.7");
+	}
+
+	private String key(Map<String, String[]> parameters) {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
+		request.setRemoteAddr("203.0.113.7");
+		request.setParameters(parameters);
+		return this.keyResolvers.forSpec("param:u", "test").resolve(request);
+	}
+
+	@Test
 	void spelTemplatesReadTheRequest() {
 		this.request.addHeader("X-Tenant", "acme");
 		this.request.setParameter("q", "v");

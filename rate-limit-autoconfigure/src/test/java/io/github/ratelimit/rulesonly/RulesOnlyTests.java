@@ -30,7 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.rules[2].path=/legacy/**", "rate-limit.rules[2].policies=legacy",
 				"rate-limit.policies.every.limit=100", "rate-limit.policies.every.period=1h",
 				"rate-limit.policies.every.key=global", "rate-limit.rules[3].path=/fail/**",
-				"rate-limit.rules[3].policies=every" })
+				"rate-limit.rules[3].policies=every", "rate-limit.policies.probe.limit=1",
+				"rate-limit.policies.probe.period=1h", "rate-limit.rules[4].path=/actuator/health",
+				"rate-limit.rules[4].policies=probe", "management.endpoints.web.exposure.include=health" })
 class RulesOnlyTests {
 
 	private static final HttpClient CLIENT = HttpClient.newHttpClient();
@@ -75,6 +77,14 @@ class RulesOnlyTests {
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
 		assertThat(RulesOnlyApplication.legacyCalls).as("the servlet never saw the rejected request").hasValue(2);
+	}
+
+	@Test
+	void actuatorEndpointsAreLimitedByPathRulesLikeAnyHandler() {
+		assertThat(send("GET", "/actuator/health").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = send("GET", "/actuator/health");
+		assertThat(rejected.statusCode()).as("the actuator's handler mapping runs the interceptor too").isEqualTo(429);
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"probe\"]");
 	}
 
 	@Test

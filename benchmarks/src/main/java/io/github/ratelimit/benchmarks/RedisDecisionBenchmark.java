@@ -2,9 +2,12 @@ package io.github.ratelimit.benchmarks;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 
 import io.github.bucket4j.ConsumptionProbe;
@@ -59,6 +62,9 @@ public class RedisDecisionBenchmark {
 	/** The system property that holds the Redis server's port (on 127.0.0.1). */
 	public static final String PORT_PROPERTY = "ratelimit.benchmarks.redis.port";
 
+	/** The system property naming the file {@link #oursRejected}'s tear-down writes its script calls and decisions to. */
+	public static final String CALLS_FILE_PROPERTY = "ratelimit.benchmarks.redis.calls-file";
+
 	static final String LIMIT_ID = "redis-bench";
 
 	static final long LIMIT = 1000;
@@ -73,6 +79,13 @@ public class RedisDecisionBenchmark {
 	private LettuceConnectionFactory connectionFactory;
 
 	private RedisRateLimitStore ours;
+
+	/** The one key of {@link #oursRejected}, spent at set-up. */
+	private Acquisition rejected;
+
+	private final LongAdder decisions = new LongAdder();
+
+	private long scriptCallsBefore = -1;
 
 	private Limit limit;
 
@@ -102,13 +115,20 @@ public class RedisDecisionBenchmark {
 		this.connection = this.client.connect(ByteArrayCodec.INSTANCE);
 		this.connection.sync().flushall();
 		switch (method) {
-			case "ours" -> {
+			case "ours", "oursRejected" -> {
 				this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
 				this.connectionFactory.afterPropertiesSet();
 				this.connectionFactory.start();
 				// A generous timeout: a decision Redis did not answer in time would be a (fast) fallback; the
 				// tear-down fails the benchmark when there was any.
 				this.ours = RedisRateLimitStore.builder(this.connectionFactory).timeout(Duration.ofSeconds(5)).build();
+				if (method.equals("oursRejected")) {
+					this.rejected = new Acquisition(LIMIT_ID, this.limit, "one-key", 1);
+					while (this.ours.tryAcquire(this.rejected).isAllowed()) {
+						// spend the key's budget: every measured request is rejected
+					}
+					this.scriptCallsBefore = scriptCalls();
+				}
 			}
 			case "bucket4j" -> this.bucket4j = new Bucket4jRedisLimiter(this.connection, redisKeys(), LIMIT, PERIOD);
 			case "raw" -> this.raw = new RawEvalshaLimiter(this.connection, redisKeys(),
@@ -120,6 +140,11 @@ public class RedisDecisionBenchmark {
 	@TearDown(Level.Trial)
 	public void tearDown() {
 		try {
+			String callsFile = System.getProperty(CALLS_FILE_PROPERTY);
+			if (this.scriptCallsBefore >= 0 && callsFile != null) {
+				// Redis' own count of script calls, against the decisions asked for: the rejection cache's effect.
+				Files.writeString(Path.of(callsFile), (scriptCalls() - this.scriptCallsBefore) + " " + this.decisions.sum());
+			}
 			if (this.ours != null) {
 				long fallbacks = this.ours.fallbacks();
 				this.ours.close();
@@ -128,6 +153,9 @@ public class RedisDecisionBenchmark {
 							+ this.ours.errors() + " errors): the figure would be wrong");
 				}
 			}
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
 		}
 		finally {
 			if (this.connectionFactory != null) {
@@ -143,6 +171,30 @@ public class RedisDecisionBenchmark {
 		return IntStream.range(0, this.keys)
 			.mapToObj((i) -> ("rate-limit:{" + LIMIT_ID + ":" + this.keySet.get(i) + "}").getBytes(StandardCharsets.UTF_8))
 			.toList();
+	}
+
+	/**
+	 * Script calls Redis ran since start ({@code EVALSHA} and {@code EVAL} of {@code INFO commandstats}).
+	 * @return the count
+	 */
+	long scriptCalls() {
+		long calls = 0;
+		String stats = new String(this.connection.sync().info("commandstats").getBytes(StandardCharsets.UTF_8),
+				StandardCharsets.UTF_8);
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+				String field = line.substring(line.indexOf("calls=") + 6);
+				calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+			}
+		}
+		return calls;
+	}
+
+	/** Ours on one key whose budget is spent: every request rejected (Redis once, then the rejection cache). */
+	@Benchmark
+	public Decision oursRejected() {
+		this.decisions.increment();
+		return this.ours.tryAcquire(this.rejected);
 	}
 
 	/** Our Redis store, exactly as the filter calls it. */

@@ -131,6 +131,26 @@ class BenchmarksSmokeTests {
 	}
 
 	@Test
+	void theRejectedKeyBenchmarkRejectsEveryRequestWithFewRedisCalls() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeTrue(RedisProcess.onPath("redis-server").isPresent(), "redis-server is not installed");
+		try (RedisProcess redis = RedisProcess.launch()) {
+			RedisDecisionBenchmark benchmark = new RedisDecisionBenchmark();
+			benchmark.keys = 100;
+			benchmark.setUp("oursRejected", redis.port());
+			try {
+				long before = benchmark.scriptCalls();
+				for (int i = 0; i < 1_000; i++) {
+					assertThat(benchmark.oursRejected().isAllowed()).isFalse();
+				}
+				assertThat(benchmark.scriptCalls() - before).as("kept in process").isLessThan(10);
+			}
+			finally {
+				benchmark.tearDown();
+			}
+		}
+	}
+
+	@Test
 	void redisMemoryIsMeasuredPerAlgorithm() throws Exception {
 		org.junit.jupiter.api.Assumptions.assumeTrue(RedisProcess.onPath("redis-server").isPresent(), "redis-server is not installed");
 		SectionResult section = new SectionResult();

@@ -4,11 +4,14 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -17,7 +20,7 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * Runs scripts through any {@link RedisConnectionFactory} (Jedis, or another client), whose calls
  * block: each call runs on a bounded pool, and the calling thread waits for it only until the
- * deadline, then interrupts it. A call that finds the pool full fails at once rather than queue
+ * deadline (a call left running past it reports its reply to the caller's late-reply handler). A call that finds the pool full fails at once rather than queue
  * behind a stuck Redis. Thread-safe.
  */
 final class ConnectionScriptRunner implements ScriptRunner {
@@ -39,16 +42,31 @@ final class ConnectionScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception {
+	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception {
 		byte[][] keysAndArgs = new byte[keys.length + args.length][];
 		System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
 		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
-		Future<Object> reply = this.executor.submit(() -> call(script, keys.length, keysAndArgs));
+		CompletableFuture<Object> reply = CompletableFuture.supplyAsync(() -> call(script, keys.length, keysAndArgs),
+				this.executor);
 		try {
 			return ScriptRunner.integers(reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS));
 		}
 		catch (TimeoutException | InterruptedException ex) {
-			reply.cancel(true);
+			if (lateReply != null) {
+				// Left to finish: its reply shows what to give back (the script's deadline makes a late run a no-op).
+				reply.thenAccept((value) -> {
+					try {
+						lateReply.accept(ScriptRunner.integers(value));
+					}
+					catch (RuntimeException ignored) {
+						// an odd reply: nothing to give back
+					}
+				});
+			}
+			else {
+				reply.cancel(true);
+			}
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}

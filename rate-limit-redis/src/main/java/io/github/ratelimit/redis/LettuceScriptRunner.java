@@ -9,10 +9,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -41,18 +45,20 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception {
+	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
 		RedisFuture<Object> reply = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
 		try {
-			return ScriptRunner.integers(await(reply, deadline));
+			return ScriptRunner.integers(await(reply, deadline, lateReply));
 		}
 		catch (ExecutionException ex) {
 			if (!ScriptRunner.isNoScript(ex)) {
 				throw ex;
 			}
 			// EVAL runs the script and caches it, so the next EVALSHA finds it.
-			return ScriptRunner.integers(await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline));
+			return ScriptRunner.integers(
+					await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline, lateReply));
 		}
 	}
 
@@ -61,13 +67,89 @@ final class LettuceScriptRunner implements ScriptRunner {
 		connection().thenAccept((connection) -> scripts.forEach((script) -> connection.commands().scriptLoad(script.source())));
 	}
 
-	private static Object await(RedisFuture<Object> reply, long deadline) throws Exception {
+	@Override
+	public boolean canSend() {
+		CompletableFuture<Connection> current = this.connection.get();
+		return current != null && current.isDone() && !current.isCompletedExceptionally();
+	}
+
+	@Override
+	public @Nullable CompletableFuture<List<Long>> send(LuaScript script, byte[][] keys, byte[][] args) {
+		CompletableFuture<Connection> current = this.connection.get();
+		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+			return null;
+		}
+		RedisClusterAsyncCommands<byte[], byte[]> commands = current.getNow(null).commands();
+		CompletableFuture<List<Long>> result = new CompletableFuture<>();
+		commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).whenComplete((value, failure) -> {
+			if (failure == null) {
+				complete(result, value);
+			}
+			else if (ScriptRunner.isNoScript(failure)) {
+				commands.eval(script.source(), ScriptOutputType.MULTI, keys, args).whenComplete((again, failed) -> {
+					if (failed == null) {
+						complete(result, again);
+					}
+					else {
+						result.completeExceptionally(failed);
+					}
+				});
+			}
+			else {
+				result.completeExceptionally(failure);
+			}
+		});
+		return result;
+	}
+
+	private static void complete(CompletableFuture<List<Long>> result, Object value) {
+		try {
+			result.complete(ScriptRunner.integers(value));
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	@Override
+	public @Nullable String node(byte[] key) {
+		CompletableFuture<Connection> current = this.connection.get();
+		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+			return null;
+		}
+		if (current.getNow(null).commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+			RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+			if (node != null && node.getUri() != null) {
+				return node.getUri().getHost() + ":" + node.getUri().getPort();
+			}
+		}
+		return null;
+	}
+
+	private static Object await(RedisFuture<Object> reply, long deadline, @Nullable Consumer<List<Long>> lateReply)
+			throws Exception {
 		try {
 			return reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException | InterruptedException ex) {
-			// A cancelled command that is still queued (Redis away) is never sent.
-			reply.cancel(false);
+			if (lateReply != null) {
+				// Not cancelled: a command Redis runs later must be seen (its script deadline makes it change
+				// nothing, or its reply shows what to give back).
+				reply.whenComplete((value, failure) -> {
+					if (failure == null) {
+						try {
+							lateReply.accept(ScriptRunner.integers(value));
+						}
+						catch (RuntimeException ignored) {
+							// an odd reply: nothing to give back
+						}
+					}
+				});
+			}
+			else {
+				// A cancelled command that is still queued (Redis away) is never sent.
+				reply.cancel(false);
+			}
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}

@@ -4,8 +4,20 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -48,11 +60,37 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * a concurrent request may briefly see them taken (and be rejected), never wrongly allowed.
  * <p>
  * <b>Failure.</b> A decision waits for Redis at most {@code timeout}; when Redis fails or is late,
- * {@link OnFailure} decides (allow, deny, or an in-process store). After {@code failureThreshold}
- * failures in a row a breaker opens: requests stop paying the timeout and are decided by
- * {@code OnFailure} at once, while one request per {@code probeInterval} tries Redis again; its
- * success closes the breaker. Each transition is logged once (WARN when opening, INFO when closing).
+ * {@link OnFailure} decides (allow, deny, or an in-process store). Each node (the server; on Redis
+ * Cluster with Lettuce, each master) has its own breaker: after {@code failureThreshold} outages in a
+ * row on a node (no answer, or an answer meaning it serves nothing: {@code CLUSTERDOWN},
+ * {@code LOADING}, {@code BUSY}, {@code MASTERDOWN}, {@code READONLY}, wrong credentials) its breaker
+ * opens: requests for its keys stop paying the timeout and are decided by {@code OnFailure} at once,
+ * while one request per {@code probeInterval} tries it again; its success closes the breaker. Other
+ * errors Redis answers (OOM, a script error, {@code NOPERM} on a key) fail that call only: it is
+ * decided by {@code OnFailure}, the breaker stays closed, and each kind is logged at most once a
+ * minute. Each transition is logged once per node (WARN when opening, INFO when closing).
  * {@link #errors()} counts Redis failures, {@link #fallbacks()} the decisions {@code OnFailure} made.
+ * <p>
+ * <b>Coalescing.</b> With Lettuce, decisions that arrive while a call is in flight on their lane (the
+ * connection; on a cluster, the hash slot) go together in the next script call ({@code Coalescer}),
+ * each all or nothing on its own; a request alone is sent at once.
+ * <p>
+ * <b>No late charges.</b> Each reply carries the server time its script read; from it the store bounds
+ * each node's clock offset ({@code ServerClock}) and gives every acquisition a deadline in the node's
+ * time, no later than the instant the caller gives up: a script that starts after it (Redis paused or
+ * busy, the command queued) changes nothing. A reply that comes after the caller gave up and shows
+ * tokens taken is given back by a release on a background thread.
+ * <p>
+ * <b>Rejections kept in process.</b> A rejection Redis answered for a single acquisition of a rate
+ * algorithm without a wait is kept until its Retry-After (at most the rejection cache's age, 1 s by
+ * default): requests for that key of the same limit and at least that cost are rejected without a
+ * call. A release or reset through this store drops it; one on another instance is seen within that
+ * age. Only rejections are kept, so nothing is ever allowed without Redis.
+ * <p>
+ * <b>Start-up.</b> {@link Builder#build()} waits (at most a second) for one call that connects and
+ * reads a key: refused credentials are logged as an ERROR naming {@code spring.data.redis.username}
+ * and {@code password}, an unreachable Redis as a WARN; with {@link Builder#failFast(boolean)} both
+ * fail the build.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -72,7 +110,22 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final byte[] SERVER_TIME = new byte[0];
 
+	private static final byte[] NO_DEADLINE = new byte[0];
+
+	private static final byte[] BATCH = bytes("batch");
+
 	private static final long DENY_RETRY_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
+
+	/** How long start-up waits for the first answer: wrong credentials and a refused connection take milliseconds. */
+	private static final Duration START_UP_CHECK = Duration.ofSeconds(1);
+
+	/** How long start-up waits for the first answer with fail-fast: longer than a connect timeout on a slow network. */
+	private static final Duration FAIL_FAST_CHECK = Duration.ofSeconds(10);
+
+	private static final int MAX_NODES = 1024;
+
+	private static final String CREDENTIALS_ACTION = "set spring.data.redis.username and spring.data.redis.password "
+			+ "(or spring.data.redis.url) to a user that may run EVALSHA, EVAL and SCRIPT LOAD on the rate limiter's keys";
 
 	private final ScriptRunner runner;
 
@@ -86,7 +139,23 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final RateLimitStore localStore;
 
-	private final CircuitBreaker breaker;
+	private final int failureThreshold;
+
+	private final long probeIntervalNanos;
+
+	private final boolean failFast;
+
+	private final String endpoint;
+
+	private final RedisNode defaultNode;
+
+	private final ConcurrentMap<String, RedisNode> nodes = new ConcurrentHashMap<>();
+
+	private final List<Consumer<String>> nodeListeners = new CopyOnWriteArrayList<>();
+
+	private final ThrottledLog answeredLog = new ThrottledLog(Duration.ofMinutes(1).toNanos(), System::nanoTime);
+
+	private final CompletableFuture<@Nullable RedisError> startUpCheck;
 
 	private final boolean clustered;
 
@@ -96,6 +165,24 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final LongAdder fallbacks = new LongAdder();
 
+	private final LongAdder lateReplies = new LongAdder();
+
+	private final LongAdder cachedRejections = new LongAdder();
+
+	private final RejectionCache rejections;
+
+	private final boolean coalescing;
+
+	private final Coalescer coalescer;
+
+	/** Gives back what late replies took: one thread, a bounded queue (an outage must not pile up work). */
+	private final ThreadPoolExecutor compensator = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
+			new ArrayBlockingQueue<>(4096), (runnable) -> {
+				Thread thread = new Thread(runnable, "rate-limit-redis-give-back");
+				thread.setDaemon(true);
+				return thread;
+			});
+
 	private RedisRateLimitStore(Builder builder, ScriptRunner runner) {
 		this.runner = runner;
 		this.keys = new RedisKeys(builder.keyPrefix);
@@ -103,10 +190,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.onFailure = builder.onFailure;
 		this.localStore = (builder.localStore != null) ? builder.localStore
 				: new CaffeineRateLimitStore(100_000, RateLimitClock.SYSTEM);
-		this.breaker = new CircuitBreaker(builder.failureThreshold, builder.probeInterval.toNanos(), System::nanoTime);
+		this.failureThreshold = builder.failureThreshold;
+		this.probeIntervalNanos = builder.probeInterval.toNanos();
+		this.failFast = builder.failFast;
+		this.endpoint = endpoint(builder.connectionFactory);
+		this.defaultNode = newNode(this.endpoint);
 		this.clustered = (builder.clustered != null) ? builder.clustered : isCluster(builder.connectionFactory);
 		this.nowMicros = builder.nowMicros;
+		// A test's clock jumps; the cache counts real time: no cache then.
+		this.coalescing = builder.coalescing;
+		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos);
+		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		runner.warmUp(this.scripts.all());
+		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
 	}
 
 	/**
@@ -127,6 +223,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	@Override
 	public Decision release(Acquisition acquisition) {
+		this.rejections.drop(acquisition.limitId(), acquisition.key());
 		return decide(List.of(acquisition), RELEASE, deadline()).get(0);
 	}
 
@@ -171,11 +268,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 */
 	@Override
 	public void reset(String limitId, String key) {
+		this.rejections.drop(limitId, key);
 		if (this.onFailure == OnFailure.LOCAL) {
 			this.localStore.reset(limitId, key);
 		}
 		try {
-			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], deadline());
+			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], deadline(), null);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
@@ -232,11 +330,57 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	/**
-	 * Returns whether the breaker lets requests reach Redis.
-	 * @return {@code true} unless Redis has been failing and the breaker is open (or probing)
+	 * Returns whether the breakers let requests reach Redis.
+	 * @return {@code true} unless Redis (on a cluster, one of its masters) has been failing and its breaker
+	 * is open (or probing)
 	 */
 	public boolean isAvailable() {
-		return this.breaker.state() == CircuitBreaker.State.CLOSED;
+		if (this.defaultNode.breaker().state() != CircuitBreaker.State.CLOSED) {
+			return false;
+		}
+		for (RedisNode node : this.nodes.values()) {
+			if (node.breaker().state() != CircuitBreaker.State.CLOSED) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Calls a listener with the name of every Redis node the store has sent calls to, now and as it meets
+	 * more (on Redis Cluster with Lettuce, each master; otherwise the one endpoint), e.g. to register
+	 * metrics per node.
+	 * @param listener called with {@code host:port} (or a description of the endpoint), on the thread
+	 * that meets the node
+	 */
+	public void onNode(Consumer<String> listener) {
+		this.nodeListeners.add(listener);
+		listener.accept(this.defaultNode.name());
+		this.nodes.keySet().forEach(listener);
+	}
+
+	/**
+	 * Returns how many calls to one node failed since start.
+	 * @param node a name given to an {@link #onNode(Consumer)} listener
+	 * @return the count, 0 for a node the store does not know
+	 */
+	public long errors(String node) {
+		RedisNode found = found(node);
+		return (found != null) ? found.errors() : 0;
+	}
+
+	/**
+	 * Returns whether one node's breaker lets requests for its keys reach it.
+	 * @param node a name given to an {@link #onNode(Consumer)} listener
+	 * @return {@code false} while that node has been failing and its breaker is open (or probing)
+	 */
+	public boolean isAvailable(String node) {
+		RedisNode found = found(node);
+		return found == null || found.breaker().state() == CircuitBreaker.State.CLOSED;
+	}
+
+	private @Nullable RedisNode found(String node) {
+		return this.defaultNode.name().equals(node) ? this.defaultNode : this.nodes.get(node);
 	}
 
 	/**
@@ -249,8 +393,33 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return new String(this.keys.key(limitId, key), StandardCharsets.UTF_8);
 	}
 
+	/**
+	 * Returns how many replies came after their decision was made by on-failure, with tokens taken,
+	 * and were given back.
+	 * @return the count
+	 */
+	long lateReplies() {
+		return this.lateReplies.sum();
+	}
+
+	/**
+	 * Returns how many rejections were answered from the in-process cache of rejections Redis made, without
+	 * a call to Redis.
+	 * @return the count
+	 */
+	public long cachedRejections() {
+		return this.cachedRejections.sum();
+	}
+
 	@Override
 	public void close() {
+		this.compensator.shutdown();
+		try {
+			this.compensator.awaitTermination(this.timeoutNanos * 2, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 		this.runner.close();
 	}
 
@@ -259,34 +428,305 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	}
 
 	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline) {
-		if (!this.breaker.tryPass()) {
+		boolean cacheable = op == ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0));
+		if (cacheable) {
+			Decision cached = this.rejections.find(acquisitions.get(0), System.nanoTime());
+			if (cached != null) {
+				this.cachedRejections.increment();
+				return List.of(cached);
+			}
+		}
+		byte[][] keys = keys(acquisitions);
+		RedisNode node = node(keys[0]);
+		if (!node.breaker().tryPass()) {
 			return fallback(acquisitions, op);
 		}
+		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
+		// tokens taken anyway is given back. A late release or peek is harmless.
+		boolean acquire = op == ACQUIRE;
+		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
+		LuaScript script = (op == CHECK) ? this.scripts.check() : this.scripts.forAcquisitions(acquisitions);
 		List<Long> reply;
+		long sent = System.nanoTime();
 		try {
-			LuaScript script = (op == CHECK) ? this.scripts.check() : this.scripts.forAcquisitions(acquisitions);
-			reply = this.runner.run(script, keys(acquisitions), args(acquisitions, op), deadline);
+			reply = (acquire && this.coalescing && this.runner.canSend() && (!this.clustered || sameSlot(acquisitions)))
+					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
+					: this.runner.run(script, keys, args(acquisitions, op, serverDeadline), deadline,
+							acquire ? (late) -> giveBack(node, script, keys, acquisitions, late) : null);
+			learnClock(node, sent, reply);
+			if (isPastDeadline(reply)) {
+				throw new TimeoutException("Redis ran the call after its deadline");
+			}
+		}
+		catch (CountedElsewhere ex) {
+			// Another request of the same coalesced call reported its failure: once per call, not per request.
+			return fallback(acquisitions, op);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}
-			this.errors.increment();
-			if (this.breaker.onFailure()) {
-				logger.warn("Redis rate limit store failed (" + describe(ex) + "); deciding on-failure="
-						+ this.onFailure.name().toLowerCase() + " without waiting for Redis until it answers again");
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug("Redis rate limit store failed; deciding on-failure=" + this.onFailure, ex);
-			}
+			onError(node, ex);
 			return fallback(acquisitions, op);
 		}
-		long outage = this.breaker.onSuccess();
-		if (outage >= 0) {
-			logger.info("Redis rate limit store answers again after " + Duration.ofNanos(outage).toMillis()
-					+ " ms; deciding with Redis");
+		onAnswer(node);
+		List<Decision> decisions = decisions(acquisitions, reply);
+		if (cacheable && !decisions.get(0).isAllowed()) {
+			this.rejections.put(acquisitions.get(0), decisions.get(0), sent);
 		}
-		return decisions(acquisitions, reply);
+		return decisions;
+	}
+
+	/**
+	 * Decides with the next call of the key's lane (see {@link Coalescer}): at once when the lane is idle.
+	 */
+	private List<Long> coalesced(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
+			long serverDeadline, long deadline) throws Exception {
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline);
+		this.coalescer.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
+		try {
+			return pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			pending.abandoned = true;
+			pending.reply.thenAccept((late) -> giveBack(node, script, keys, acquisitions, late));
+			Coalescer.Batch batch = pending.batch;
+			if (batch == null || !batch.countFailure()) {
+				// Never sent (its lane was busy) or its call's failure is counted by another request.
+				if (ex instanceof InterruptedException) {
+					Thread.currentThread().interrupt();
+				}
+				throw new CountedElsewhere();
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			Coalescer.Batch batch = pending.batch;
+			if (batch != null && !batch.countFailure()) {
+				throw new CountedElsewhere();
+			}
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	/** Sends one script call for coalesced requests. */
+	private @Nullable CompletableFuture<List<Long>> sendBatch(List<Coalescer.Pending> requests) {
+		List<Acquisition> all = new ArrayList<>();
+		int keyCount = 0;
+		for (Coalescer.Pending pending : requests) {
+			all.addAll(pending.acquisitions);
+			keyCount += pending.keys.length;
+		}
+		byte[][] keys = new byte[keyCount][];
+		byte[][] args = new byte[3 + 2 * requests.size() + 7 * all.size()][];
+		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
+		args[1] = BATCH;
+		args[2] = number(requests.size());
+		int k = 0;
+		int i = 3;
+		for (Coalescer.Pending pending : requests) {
+			System.arraycopy(pending.keys, 0, keys, k, pending.keys.length);
+			k += pending.keys.length;
+			args[i++] = (pending.serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(pending.serverDeadline);
+			args[i++] = number(pending.acquisitions.size());
+			for (Acquisition acquisition : pending.acquisitions) {
+				i = acquisitionArgs(args, i, acquisition, ACQUIRE);
+			}
+		}
+		return this.runner.send(this.scripts.forAcquisitions(all), keys, args);
+	}
+
+	/** Thrown for a request whose failure was already counted (once per coalesced call). */
+	private static final class CountedElsewhere extends Exception {
+
+		private static final long serialVersionUID = 1L;
+
+		CountedElsewhere() {
+			super(null, null, false, false);
+		}
+
+	}
+
+	private void learnClock(RedisNode node, long sentNanos, List<Long> reply) {
+		if (this.nowMicros == null && !reply.isEmpty()) {
+			node.clock().record(sentNanos, System.nanoTime(), reply.get(reply.size() - 1));
+		}
+	}
+
+	private static boolean isPastDeadline(List<Long> reply) {
+		return reply.size() == 2 && reply.get(0) == -1;
+	}
+
+	/**
+	 * A reply that came after the caller gave up (and on-failure decided): when the script ran before its
+	 * deadline and took tokens, give them back, so that Redis keeps only what answered requests spent.
+	 * Runs on the client's thread: the release is queued for the compensation thread.
+	 */
+	private void giveBack(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
+			List<Long> reply) {
+		if (isPastDeadline(reply) || reply.size() != 8 * acquisitions.size() + 1) {
+			return;
+		}
+		if (reply.get(0) != 1) {
+			// All or nothing: the first rejected means every one was (and nothing is held).
+			return;
+		}
+		this.lateReplies.increment();
+		try {
+			this.compensator.execute(() -> {
+				try {
+					this.runner.run(script, keys, args(acquisitions, RELEASE, ServerClock.NONE),
+							System.nanoTime() + this.timeoutNanos, null);
+				}
+				catch (Exception ex) {
+					if (ex instanceof InterruptedException) {
+						Thread.currentThread().interrupt();
+					}
+					logger.debug("Redis rate limit store could not give back tokens a late reply from " + node.name()
+							+ " took", ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			logger.debug("Redis rate limit store: too many late replies to give back, one dropped");
+		}
+	}
+
+	private RedisNode node(byte[] key) {
+		String name = this.clustered ? this.runner.node(key) : null;
+		if (name == null) {
+			return this.defaultNode;
+		}
+		RedisNode node = this.nodes.get(name);
+		if (node != null) {
+			return node;
+		}
+		if (this.nodes.size() >= MAX_NODES) {
+			// Bounded: a cluster has a handful of masters; past the bound, the rest share the default node.
+			return this.defaultNode;
+		}
+		RedisNode created = newNode(name);
+		node = this.nodes.putIfAbsent(name, created);
+		if (node != null) {
+			return node;
+		}
+		this.nodeListeners.forEach((listener) -> listener.accept(name));
+		return created;
+	}
+
+	private RedisNode newNode(String name) {
+		return new RedisNode(name,
+				new CircuitBreaker(this.failureThreshold, this.probeIntervalNanos, System::nanoTime));
+	}
+
+	private void onAnswer(RedisNode node) {
+		long outage = node.breaker().onSuccess();
+		if (outage >= 0) {
+			logger.info("Redis rate limit store answers again on " + node.name() + " after "
+					+ Duration.ofNanos(outage).toMillis() + " ms; deciding with Redis");
+		}
+	}
+
+	private void onError(RedisNode node, Exception ex) {
+		this.errors.increment();
+		node.countError();
+		RedisError error = RedisError.of(ex);
+		if (error.isCredentials()) {
+			long heldBack = this.answeredLog.tryLog(error.code());
+			if (heldBack >= 0) {
+				logger.error("Redis at " + node.name() + " refused the rate limiter (" + error.message() + "): "
+						+ CREDENTIALS_ACTION + heldBack(heldBack));
+			}
+		}
+		if (!error.kind().isOutage()) {
+			// Redis answered: it is up, only this call failed. on-failure decides it; the breaker stays closed.
+			onAnswer(node);
+			long heldBack = error.isCredentials() ? -1 : this.answeredLog.tryLog(error.code());
+			if (heldBack >= 0) {
+				logger.warn("Redis at " + node.name() + " answered a rate limit call with an error (" + error.message()
+						+ "); that call was decided by on-failure=" + onFailureName()
+						+ " (Redis is up: the breaker stays closed)" + heldBack(heldBack));
+			}
+			return;
+		}
+		if (node.breaker().onFailure()) {
+			logger.warn("Redis rate limit store failed on " + node.name() + " (" + error.message() + "); deciding on-failure="
+					+ onFailureName() + " for its keys without waiting for Redis until it answers again");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Redis rate limit store failed on " + node.name() + "; deciding on-failure=" + onFailureName(), ex);
+		}
+	}
+
+	private String onFailureName() {
+		return this.onFailure.name().toLowerCase(Locale.ROOT);
+	}
+
+	private static String heldBack(long heldBack) {
+		return "; logged at most once a minute per kind" + ((heldBack > 0) ? ", " + heldBack + " more since the last line" : "");
+	}
+
+	/**
+	 * One call at start-up, in the background, that connects and runs a script reading (not changing) one
+	 * key: wrong credentials, a missing permission or an unreachable Redis are logged before any request.
+	 */
+	private CompletableFuture<@Nullable RedisError> checkAtStartUp(Duration wait) {
+		CompletableFuture<@Nullable RedisError> result = new CompletableFuture<>();
+		Acquisition probe = new Acquisition("start-up-check", Limit.builder().limit(1).period(Duration.ofSeconds(1)).build(),
+				"", 1);
+		Thread thread = new Thread(() -> {
+			try {
+				long sent = System.nanoTime();
+				List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
+						args(List.of(probe), PEEK, ServerClock.NONE), sent + wait.toNanos(), null);
+				learnClock(node(keys(List.of(probe))[0]), sent, reply);
+				result.complete(null);
+			}
+			catch (Exception ex) {
+				RedisError error = RedisError.of(ex);
+				if (error.isCredentials()) {
+					logger.error("Redis at " + this.endpoint + " refused the rate limiter's credentials or permissions at start-up ("
+							+ error.message() + "): " + CREDENTIALS_ACTION + ". Until then on-failure=" + onFailureName()
+							+ " decides every request");
+				}
+				else {
+					logger.warn("Redis at " + this.endpoint + " did not answer the rate limiter at start-up ("
+							+ error.message() + "); until it does, on-failure=" + onFailureName()
+							+ " decides. rate-limit.store.redis.fail-fast=true fails the start-up instead");
+				}
+				result.complete(error);
+			}
+		}, "rate-limit-redis-start-up-check");
+		thread.setDaemon(true);
+		thread.start();
+		return result;
+	}
+
+	/**
+	 * Waits for the start-up check (at most a second; ten with fail-fast).
+	 * @throws IllegalStateException with fail-fast, when Redis refused or did not answer
+	 */
+	private void awaitStartUpCheck() {
+		RedisError error;
+		try {
+			error = this.startUpCheck.get((this.failFast ? FAIL_FAST_CHECK : START_UP_CHECK).toMillis() + 500,
+					TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			error = new RedisError(RedisError.Kind.UNREACHABLE, "TIMEOUT", "no answer in " + FAIL_FAST_CHECK.toSeconds() + " s");
+		}
+		if (error != null && this.failFast) {
+			close();
+			throw new IllegalStateException("Redis at " + this.endpoint
+					+ (error.isCredentials() ? " refused the rate limiter's credentials (" + error.message() + "); "
+							+ CREDENTIALS_ACTION
+							: " did not answer the rate limiter (" + error.message() + "); start Redis or correct "
+									+ "spring.data.redis.host, port or cluster.nodes"));
+		}
 	}
 
 	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op) {
@@ -328,26 +768,33 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return keys;
 	}
 
-	private byte[][] args(List<Acquisition> acquisitions, byte[] op) {
-		byte[][] args = new byte[2 + 7 * acquisitions.size()][];
+	private byte[][] args(List<Acquisition> acquisitions, byte[] op, long serverDeadline) {
+		byte[][] args = new byte[3 + 7 * acquisitions.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
 		args[1] = (op == PEEK) ? RELEASE : op;
-		int i = 2;
+		args[2] = (serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline);
+		int i = 3;
 		for (Acquisition acquisition : acquisitions) {
-			Limit limit = acquisition.limit();
-			args[i++] = bytes(limit.algorithm().id());
-			args[i++] = number((op == PEEK) ? 0 : acquisition.cost());
-			args[i++] = number(acquisition.maxWaitNanos() / 1000);
-			args[i++] = number(limit.limit());
-			args[i++] = number(micros(limit.period().toNanos()));
-			args[i++] = number(limit.burst());
-			args[i++] = number(micros(limit.emissionIntervalNanos()));
+			i = acquisitionArgs(args, i, acquisition, op);
 		}
 		return args;
 	}
 
+	private static int acquisitionArgs(byte[][] args, int at, Acquisition acquisition, byte[] op) {
+		Limit limit = acquisition.limit();
+		int i = at;
+		args[i++] = bytes(limit.algorithm().id());
+		args[i++] = number((op == PEEK) ? 0 : acquisition.cost());
+		args[i++] = number(acquisition.maxWaitNanos() / 1000);
+		args[i++] = number(limit.limit());
+		args[i++] = number(micros(limit.period().toNanos()));
+		args[i++] = number(limit.burst());
+		args[i++] = number(micros(limit.emissionIntervalNanos()));
+		return i;
+	}
+
 	private static List<Decision> decisions(List<Acquisition> acquisitions, List<Long> reply) {
-		if (reply.size() != 8 * acquisitions.size()) {
+		if (reply.size() != 8 * acquisitions.size() + 1) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());
@@ -397,12 +844,37 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		return value.getBytes(StandardCharsets.US_ASCII);
 	}
 
-	private static String describe(Throwable ex) {
-		Throwable root = ex;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
+	/**
+	 * Says where the factory connects, for log lines: {@code host:port}, the cluster's seed nodes, or the
+	 * Sentinel master.
+	 */
+	private static String endpoint(RedisConnectionFactory factory) {
+		try {
+			if (isLettuce(factory)) {
+				LettuceConnectionFactory lettuce = (LettuceConnectionFactory) factory;
+				if (lettuce.isClusterAware()) {
+					return "cluster " + lettuce.getClusterConfiguration().getClusterNodes();
+				}
+				if (lettuce.isRedisSentinelAware()) {
+					return "sentinel master " + lettuce.getSentinelConfiguration().getMaster().getName();
+				}
+				return lettuce.getHostName() + ":" + lettuce.getPort();
+			}
+			if (ClassUtils.isPresent("redis.clients.jedis.Jedis", RedisRateLimitStore.class.getClassLoader())
+					&& factory instanceof JedisConnectionFactory jedis) {
+				if (jedis.isRedisClusterAware()) {
+					return "cluster " + jedis.getClusterConfiguration().getClusterNodes();
+				}
+				if (jedis.isRedisSentinelAware()) {
+					return "sentinel master " + jedis.getSentinelConfiguration().getMaster().getName();
+				}
+				return jedis.getHostName() + ":" + jedis.getPort();
+			}
 		}
-		return (root == ex) ? String.valueOf(ex) : ex + ", caused by " + root;
+		catch (RuntimeException ex) {
+			// fall through: a name for log lines only
+		}
+		return "redis";
 	}
 
 	private static boolean isLettuce(RedisConnectionFactory factory) {
@@ -444,6 +916,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		private @Nullable Boolean clustered;
 
 		private int threads = 64;
+
+		private boolean failFast;
+
+		private Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
+
+		private boolean coalescing = true;
 
 		private @Nullable LongSupplier nowMicros;
 
@@ -527,6 +1005,43 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 
 		/**
+		 * Sets the longest a rejection Redis answered is kept in process (1 s when not called; zero keeps
+		 * none). While kept, requests for that key of the same limit and at least that cost are rejected
+		 * without calling Redis, until the Retry-After Redis gave; a release or reset through this store
+		 * drops it at once, one on another instance is seen within this age.
+		 * @param maxAge zero or positive
+		 * @return this builder
+		 */
+		public Builder rejectionCache(Duration maxAge) {
+			this.rejectionCacheMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+			return this;
+		}
+
+		/**
+		 * Says whether decisions that arrive while a call is in flight on their connection (on a cluster,
+		 * their hash slot) go together in the next script call, each all or nothing on its own (on when
+		 * not called; Lettuce only, Jedis calls block).
+		 * @param coalescing {@code false} for one script call per decision
+		 * @return this builder
+		 */
+		public Builder coalescing(boolean coalescing) {
+			this.coalescing = coalescing;
+			return this;
+		}
+
+		/**
+		 * Makes {@link #build()} fail when Redis refuses the credentials or does not answer within 10 s (off
+		 * when not called: such an answer is logged, as an ERROR for credentials, and on-failure decides until
+		 * Redis answers).
+		 * @param failFast {@code true} to fail
+		 * @return this builder
+		 */
+		public Builder failFast(boolean failFast) {
+			this.failFast = failFast;
+			return this;
+		}
+
+		/**
 		 * Replaces the server's {@code TIME} with a clock of the caller's, for tests only.
 		 * @param nowMicros epoch microseconds
 		 * @return this builder
@@ -538,8 +1053,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		/**
 		 * Builds the store.
+		 * After at most a second (ten with {@link #failFast(boolean)}), whether or not Redis answered a first
+		 * call that connects and reads one key; wrong credentials are then logged as an ERROR.
 		 * @return the store
 		 * @throws IllegalArgumentException saying which value is wrong
+		 * @throws IllegalStateException with fail-fast, when Redis refused the credentials or did not answer
 		 */
 		public RedisRateLimitStore build() {
 			if (this.timeout.isNegative() || this.timeout.isZero()) {
@@ -551,13 +1069,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			if (this.probeInterval.isNegative() || this.probeInterval.isZero()) {
 				throw new IllegalArgumentException("probeInterval must be positive, was " + this.probeInterval);
 			}
+			if (this.rejectionCacheMaxAge.isNegative()) {
+				throw new IllegalArgumentException("rejection cache max age must be zero or positive, was "
+						+ this.rejectionCacheMaxAge);
+			}
 			if (this.threads < 1) {
 				throw new IllegalArgumentException("threads must be positive, was " + this.threads);
 			}
 			ScriptRunner runner = isLettuce(this.connectionFactory)
 					? new LettuceScriptRunner((LettuceConnectionFactory) this.connectionFactory)
 					: new ConnectionScriptRunner(this.connectionFactory, this.threads);
-			return new RedisRateLimitStore(this, runner);
+			RedisRateLimitStore store = new RedisRateLimitStore(this, runner);
+			store.awaitStartUpCheck();
+			return store;
 		}
 	}
 }

@@ -2,7 +2,11 @@ package io.github.ratelimit.redis;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a script with {@code EVALSHA}, loading it with {@code EVAL} when the server answers
@@ -17,11 +21,14 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param keys its {@code KEYS}
 	 * @param args its {@code ARGV}
 	 * @param deadline a {@link System#nanoTime()} value; the call gives up then
+	 * @param lateReply when not {@code null} and the call gave up (timeout) after sending the command,
+	 * receives the reply should it come later (on a client thread: it must not block)
 	 * @return the integers
 	 * @throws TimeoutException when the deadline passes first
 	 * @throws Exception when Redis fails or refuses
 	 */
-	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception;
+	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception;
 
 	/**
 	 * Connects and loads the scripts in the background, so that the first decisions need not wait
@@ -29,6 +36,35 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param scripts the scripts to load
 	 */
 	void warmUp(Collection<LuaScript> scripts);
+
+	/**
+	 * Says whether {@link #send} can send now.
+	 * @return {@code true} when connected, on a client that sends without blocking
+	 */
+	default boolean canSend() {
+		return false;
+	}
+
+	/**
+	 * Sends a script call without waiting, where the client can (Lettuce, once connected).
+	 * @param script the script
+	 * @param keys its {@code KEYS}
+	 * @param args its {@code ARGV}
+	 * @return the reply's integers to come, or {@code null} when this runner cannot send without
+	 * blocking now (the caller then uses {@link #run})
+	 */
+	default @Nullable CompletableFuture<List<Long>> send(LuaScript script, byte[][] keys, byte[][] args) {
+		return null;
+	}
+
+	/**
+	 * Names the node that serves a key, where the client tells (Lettuce on Redis Cluster).
+	 * @param key a Redis key
+	 * @return {@code host:port} of the master of the key's slot, or {@code null} when not known
+	 */
+	default @Nullable String node(byte[] key) {
+		return null;
+	}
 
 	@Override
 	void close();

@@ -27,6 +27,15 @@ public final class TestRedis implements AutoCloseable {
 		return new TestRedis(RedisProcess.launch());
 	}
 
+	/**
+	 * Starts a standalone server on a free port with more settings.
+	 * @param extraArgs {@code --name value} arguments, e.g. {@code --requirepass secret}
+	 * @return the server
+	 */
+	public static TestRedis start(String... extraArgs) {
+		return new TestRedis(RedisProcess.launch(extraArgs));
+	}
+
 	public int port() {
 		return this.process.port();
 	}

@@ -35,11 +35,23 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * @return the cluster
 	 */
 	public static TestRedisCluster start() {
+		return start(new String[0]);
+	}
+
+	/**
+	 * Starts three masters with more settings and joins them into a cluster whose every slot is served.
+	 * @param extraArgs {@code --name value} arguments for every node, e.g.
+	 * {@code --cluster-require-full-coverage no}
+	 * @return the cluster
+	 */
+	public static TestRedisCluster start(String... extraArgs) {
 		TestRedisCluster cluster = new TestRedisCluster();
 		try {
 			for (int i = 0; i < 3; i++) {
-				cluster.nodes.add(RedisProcess.launch("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+				List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 						"--cluster-node-timeout", "5000"));
+				args.addAll(List.of(extraArgs));
+				cluster.nodes.add(RedisProcess.launch(args.toArray(String[]::new)));
 			}
 			Optional<Path> cli = RedisProcess.onPath("redis-cli");
 			if (cli.isPresent()) {
@@ -63,6 +75,65 @@ public final class TestRedisCluster implements AutoCloseable {
 	 */
 	public String nodes() {
 		return this.nodes.stream().map((node) -> "127.0.0.1:" + node.port()).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Returns the port of the master that serves a key.
+	 * @param key a Redis key
+	 * @return its master's port
+	 */
+	public int portOf(String key) {
+		int slot = io.lettuce.core.cluster.SlotHash.getSlot(key);
+		for (RedisProcess node : this.nodes) {
+			if (!node.isRunning()) {
+				continue;
+			}
+			for (String line : on(node.port(), (commands) -> commands.clusterNodes()).split("\n")) {
+				String[] fields = line.trim().split(" ");
+				if (fields.length < 9 || !fields[2].contains("master")) {
+					continue;
+				}
+				for (int i = 8; i < fields.length; i++) {
+					String[] range = fields[i].split("-");
+					if (range[0].startsWith("[")) {
+						continue;
+					}
+					int from = Integer.parseInt(range[0]);
+					int to = Integer.parseInt(range[range.length - 1]);
+					if (slot >= from && slot <= to) {
+						return Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
+					}
+				}
+			}
+			break;
+		}
+		throw new IllegalStateException("No master serves the slot " + slot);
+	}
+
+	/**
+	 * Kills one master with SIGKILL.
+	 * @param port its port
+	 */
+	public void kill(int port) {
+		this.nodes.stream().filter((node) -> node.port() == port).forEach(RedisProcess::kill);
+	}
+
+	/**
+	 * Sets a configuration value on every running node.
+	 * @param name e.g. {@code cluster-node-timeout}
+	 * @param value its value
+	 */
+	public void configSet(String name, String value) {
+		this.nodes.stream().filter(RedisProcess::isRunning).forEach((node) -> on(node.port(), (commands) -> commands.configSet(name, value)));
+	}
+
+	/**
+	 * Returns {@code CLUSTER INFO} of the first running node.
+	 * @return its text
+	 */
+	public String info() {
+		RedisProcess node = this.nodes.stream().filter(RedisProcess::isRunning).findFirst().orElseThrow();
+		return on(node.port(), (commands) -> commands.clusterInfo());
 	}
 
 	private void createWithRedisCli(Path cli) {

@@ -241,7 +241,9 @@ public final class RedisProcess implements AutoCloseable {
 			out.flush();
 			byte[] reply = new byte[7];
 			int read = socket.getInputStream().read(reply);
-			return read > 0 && new String(reply, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
+			String answer = (read > 0) ? new String(reply, 0, read, StandardCharsets.US_ASCII) : "";
+			// A server with requirepass answers NOAUTH: it is up.
+			return answer.startsWith("+PONG") || answer.startsWith("-NOAUTH");
 		}
 		catch (IOException ex) {
 			return false;

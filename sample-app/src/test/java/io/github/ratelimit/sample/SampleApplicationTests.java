@@ -10,9 +10,15 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,6 +36,19 @@ class SampleApplicationTests {
 
 	@LocalServerPort
 	private int port;
+
+	@Autowired
+	private ApplicationContext context;
+
+	@Test
+	void needsNoRedisWithoutTheRedisProfile() throws Exception {
+		// Spring Data Redis is in the jar, for the redis profile; without it nothing connects to Redis.
+		assertThat(this.context.getBeansOfType(RedisConnectionFactory.class)).isEmpty();
+		assertThat(this.context.getBean(RateLimitStore.class)).isInstanceOf(CaffeineRateLimitStore.class);
+		HttpResponse<String> health = get("/actuator/health");
+		assertThat(health.statusCode()).isEqualTo(200);
+		assertThat(health.body()).contains("\"status\":\"UP\"").doesNotContain("redis");
+	}
 
 	@Test
 	void helloIsLimitedByThePathRule() throws Exception {

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis.autoconfigure;
 import java.time.Duration;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,8 +31,9 @@ import io.github.ratelimit.web.RateLimitConfigurationException;
  * application's {@link RedisConnectionFactory} (Lettuce by default, Jedis when chosen), configured by
  * {@code rate-limit.store.redis.*}. Runs after Spring Boot's Redis auto-configuration, which makes the
  * connection factory, and before the rate limiter's, which uses the store. A {@link RateLimitStore}
- * bean of the application's own wins. With Micrometer, the store's errors and fallbacks are counted
- * as {@code ratelimit.store.errors} and {@code ratelimit.store.fallbacks}.
+ * bean of the application's own wins. With Micrometer, the store's errors are counted per node as
+ * {@code ratelimit.store.errors} (tag {@code node}), each node's breaker is the gauge
+ * {@code ratelimit.store.available}, and fallbacks are {@code ratelimit.store.fallbacks}.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		beforeName = "io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration")
@@ -63,10 +65,18 @@ public final class RedisRateLimitAutoConfiguration {
 					"failure-threshold must be at least 1, was " + properties.getBreaker().getFailureThreshold(),
 					"Set how many failed Redis calls in a row open the breaker, e.g. 3");
 		}
+		if (properties.getRejectionCache() == null || properties.getRejectionCache().isNegative()) {
+			throw new RateLimitConfigurationException(PREFIX + ".rejection-cache",
+					"rejection-cache must be zero or positive, was " + properties.getRejectionCache(),
+					"Set how long a rejection Redis answered is kept in process, e.g. 1s (0 keeps none)");
+		}
 		RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(factory)
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(properties.getTimeout())
 			.onFailure(properties.getOnFailure())
+			.failFast(properties.isFailFast())
+			.rejectionCache(properties.getRejectionCache())
+			.coalescing(properties.isCoalescing())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
 			long maximumSize = Binder.get(environment)
@@ -79,7 +89,15 @@ public final class RedisRateLimitAutoConfiguration {
 			}
 			builder.localStore(new CaffeineRateLimitStore(maximumSize, clock.getIfAvailable(() -> RateLimitClock.SYSTEM)));
 		}
-		return builder.build();
+		try {
+			return builder.build();
+		}
+		catch (IllegalStateException ex) {
+			// Only fail-fast throws here: Redis refused the credentials or did not answer.
+			throw new RateLimitConfigurationException(PREFIX + ".fail-fast", ex.getMessage(),
+					"Correct spring.data.redis.* (or start Redis), or set " + PREFIX
+							+ ".fail-fast=false to start anyway with on-failure deciding until Redis answers");
+		}
 	}
 
 	private static void positive(Duration duration, String property, String example) {
@@ -96,10 +114,18 @@ public final class RedisRateLimitAutoConfiguration {
 		@Bean
 		MeterBinder rateLimitRedisStoreMetrics(ObjectProvider<RedisRateLimitStore> store) {
 			return (registry) -> store.ifAvailable((redis) -> {
-				FunctionCounter.builder("ratelimit.store.errors", redis, RedisRateLimitStore::errors)
-					.description("Redis calls of the rate limiter that failed or timed out")
-					.tag("store", "redis")
-					.register(registry);
+				redis.onNode((node) -> {
+					FunctionCounter.builder("ratelimit.store.errors", redis, (r) -> r.errors(node))
+						.description("Redis calls of the rate limiter that failed or timed out, per node")
+						.tag("store", "redis")
+						.tag("node", node)
+						.register(registry);
+					Gauge.builder("ratelimit.store.available", redis, (r) -> r.isAvailable(node) ? 1 : 0)
+						.description("1 while the node's breaker lets calls through, 0 while it is open")
+						.tag("store", "redis")
+						.tag("node", node)
+						.register(registry);
+				});
 				FunctionCounter.builder("ratelimit.store.fallbacks", redis, RedisRateLimitStore::fallbacks)
 					.description("Rate limit decisions made by on-failure instead of Redis")
 					.tag("store", "redis")

@@ -31,6 +31,25 @@ public class RedisRateLimitProperties {
 	private OnFailure onFailure = OnFailure.ALLOW;
 
 	/**
+	 * Whether wrong credentials or an unreachable Redis (no answer within 10 s) fail the start-up instead
+	 * of being logged while on-failure decides until Redis answers.
+	 */
+	private boolean failFast = false;
+
+	/**
+	 * The longest a rejection Redis answered is kept in process, so that a flood on a rejected key costs
+	 * about one Redis call per key per Retry-After; a release or reset on another instance is seen here
+	 * within this delay (0 keeps none).
+	 */
+	private Duration rejectionCache = Duration.ofSeconds(1);
+
+	/**
+	 * Whether decisions that arrive while a script call is in flight on their connection (on a cluster,
+	 * their hash slot) go together in the next call, each still all or nothing (Lettuce only).
+	 */
+	private boolean coalescing = true;
+
+	/**
 	 * The breaker that stops waiting for a Redis that keeps failing.
 	 */
 	private final Breaker breaker = new Breaker();
@@ -57,6 +76,30 @@ public class RedisRateLimitProperties {
 
 	public void setOnFailure(OnFailure onFailure) {
 		this.onFailure = onFailure;
+	}
+
+	public boolean isFailFast() {
+		return this.failFast;
+	}
+
+	public void setFailFast(boolean failFast) {
+		this.failFast = failFast;
+	}
+
+	public Duration getRejectionCache() {
+		return this.rejectionCache;
+	}
+
+	public void setRejectionCache(Duration rejectionCache) {
+		this.rejectionCache = rejectionCache;
+	}
+
+	public boolean isCoalescing() {
+		return this.coalescing;
+	}
+
+	public void setCoalescing(boolean coalescing) {
+		this.coalescing = coalescing;
 	}
 
 	public Breaker getBreaker() {

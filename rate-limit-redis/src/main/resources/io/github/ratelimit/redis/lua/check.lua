@@ -1,7 +1,7 @@
 -- Read-only checks, mirroring io.github.ratelimit.core.LimiterState#check: would `cost` tokens be
 -- taken now? Nothing is written. Appended after the prelude and every algorithm, whose readers it
 -- shares; a rejection is the algorithm's own (its acquire writes nothing when it rejects).
--- KEYS and ARGV as in driver.lua (ARGV[2], the operation, is 'check'); the same reply.
+-- KEYS and ARGV as in driver.lua for one request (ARGV[2], the operation, is 'check'); the same reply.
 local CHECKS = {}
 
 -- The buckets (GcraState#check): as the meter decides, on one read of tat.
@@ -95,17 +95,20 @@ else
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 
+-- ARGV[3] (a deadline) does not apply: a late check changes nothing.
 local reply = {}
 for i = 1, #KEYS do
-  local at = 2 + (i - 1) * 7
-  local check = CHECKS[ARGV[at + 1]]
+  local at = 4 + (i - 1) * 7
+  local check = CHECKS[ARGV[at]]
   if not check then
-    return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[at + 1]))
+    return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[at]))
   end
-  local p = { limit = tonumber(ARGV[at + 4]), period = tonumber(ARGV[at + 5]), burst = tonumber(ARGV[at + 6]),
-    interval = tonumber(ARGV[at + 7]) }
-  for _, v in ipairs(check(KEYS[i], now, p, tonumber(ARGV[at + 2]))) do
+  local p = { limit = tonumber(ARGV[at + 3]), period = tonumber(ARGV[at + 4]), burst = tonumber(ARGV[at + 5]),
+    interval = tonumber(ARGV[at + 6]) }
+  for _, v in ipairs(check(KEYS[i], now, p, tonumber(ARGV[at + 1]))) do
     reply[#reply + 1] = v
   end
 end
+-- Then the time the script read, from which the client learns the server's clock.
+reply[#reply + 1] = now
 return reply

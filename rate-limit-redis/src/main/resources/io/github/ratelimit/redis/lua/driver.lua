@@ -3,11 +3,15 @@
 -- ARGV[1]: the time in epoch microseconds, or '' for the server's TIME (production).
 -- ARGV[2]: 'acquire' (all or nothing: when one is rejected the others are given back, in the
 --          same way as RateLimitStore#tryAcquireAll) or 'release'.
+-- ARGV[3]: a deadline in the server's time (epoch microseconds), or '' for none: the client gives
+--          up then and decides without Redis, so a call that runs later (Redis paused, busy,
+--          the command queued) changes nothing and returns { -1, now }.
 -- Then per acquisition, 7 values: algorithm, cost, max wait (us), limit, period (us),
 --          burst, emission interval (us).
 -- Returns 8 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
 --          nanoseconds to add to retry-after, the time until additional quota (us), and nanoseconds
---          to add to it.
+--          to add to it; then the time the script read (epoch microseconds), from which the
+--          client learns the server's clock.
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
@@ -18,44 +22,96 @@ else
 end
 local op = ARGV[2]
 
-local acquisitions = {}
-for i = 1, #KEYS do
-  local at = 2 + (i - 1) * 7
-  local algorithm = ALGORITHMS[ARGV[at + 1]]
-  if not algorithm then
-    return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[at + 1]))
+-- Reads n acquisitions: keys from KEYS[key_at], their 7 values each from ARGV[arg_at].
+local function read(key_at, arg_at, n)
+  local acquisitions = {}
+  for i = 1, n do
+    local at = arg_at + (i - 1) * 7
+    local algorithm = ALGORITHMS[ARGV[at]]
+    if not algorithm then
+      return nil, 'ERR unknown rate limit algorithm ' .. tostring(ARGV[at])
+    end
+    acquisitions[i] = {
+      key = KEYS[key_at + i - 1],
+      algorithm = algorithm,
+      cost = tonumber(ARGV[at + 1]),
+      max_wait = tonumber(ARGV[at + 2]),
+      p = { limit = tonumber(ARGV[at + 3]), period = tonumber(ARGV[at + 4]), burst = tonumber(ARGV[at + 5]),
+        interval = tonumber(ARGV[at + 6]) }
+    }
   end
-  acquisitions[i] = {
-    key = KEYS[i],
-    algorithm = algorithm,
-    cost = tonumber(ARGV[at + 2]),
-    max_wait = tonumber(ARGV[at + 3]),
-    p = { limit = tonumber(ARGV[at + 4]), period = tonumber(ARGV[at + 5]), burst = tonumber(ARGV[at + 6]),
-      interval = tonumber(ARGV[at + 7]) }
-  }
+  return acquisitions
 end
 
-local decisions = {}
-local rejected = false
-for i, a in ipairs(acquisitions) do
-  if op == 'release' then
-    decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
-  else
-    decisions[i] = a.algorithm.acquire(a.key, now, a.p, a.cost, a.max_wait)
-    rejected = rejected or decisions[i][1] == 0
-  end
-end
-if rejected then
+-- Decides one request's acquisitions, all or nothing (or releases them).
+local function decide(acquisitions, release)
+  local decisions = {}
+  local rejected = false
   for i, a in ipairs(acquisitions) do
-    if decisions[i][1] == 1 then
+    if release then
       decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
+    else
+      decisions[i] = a.algorithm.acquire(a.key, now, a.p, a.cost, a.max_wait)
+      rejected = rejected or decisions[i][1] == 0
     end
   end
+  if rejected then
+    for i, a in ipairs(acquisitions) do
+      if decisions[i][1] == 1 then
+        decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
+      end
+    end
+  end
+  return decisions
 end
 
--- One acquisition (the common case): its decision is already the reply.
+-- Several requests that arrived together (coalesced), each all or nothing on its own:
+-- ARGV[3]: how many; then per request its deadline ('' for none), its number n of acquisitions and
+-- their 7 values each; KEYS: all the requests' keys in order. Returns per request n and its 8
+-- integers per acquisition, or -1 alone when past its deadline (nothing changed); then the time.
+if op == 'batch' then
+  local reply = {}
+  local key_at = 1
+  local arg_at = 4
+  for _ = 1, tonumber(ARGV[3]) do
+    local request_deadline = tonumber(ARGV[arg_at])
+    local n = tonumber(ARGV[arg_at + 1])
+    local acquisitions, err = read(key_at, arg_at + 2, n)
+    if not acquisitions then
+      return redis.error_reply(err)
+    end
+    key_at = key_at + n
+    arg_at = arg_at + 2 + 7 * n
+    if request_deadline and now > request_deadline then
+      reply[#reply + 1] = -1
+    else
+      reply[#reply + 1] = n
+      for _, d in ipairs(decide(acquisitions, false)) do
+        for _, v in ipairs(d) do
+          reply[#reply + 1] = v
+        end
+      end
+    end
+  end
+  reply[#reply + 1] = now
+  return reply
+end
+
+local deadline = tonumber(ARGV[3])
+if deadline and now > deadline then
+  return { -1, now }
+end
+local acquisitions, err = read(1, 4, #KEYS)
+if not acquisitions then
+  return redis.error_reply(err)
+end
+local decisions = decide(acquisitions, op == 'release')
+
+-- One acquisition (the common case): its decision is already the reply, but for the time.
 if #decisions == 1 then
-  return decisions[1]
+  local reply = decisions[1]
+  reply[#reply + 1] = now
+  return reply
 end
 local reply = {}
 for _, d in ipairs(decisions) do
@@ -63,4 +119,5 @@ for _, d in ipairs(decisions) do
     reply[#reply + 1] = v
   end
 end
+reply[#reply + 1] = now
 return reply

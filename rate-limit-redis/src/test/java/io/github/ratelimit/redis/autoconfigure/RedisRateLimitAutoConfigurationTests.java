@@ -56,12 +56,16 @@ class RedisRateLimitAutoConfigurationTests {
 			.withPropertyValues("rate-limit.store.type=redis", "rate-limit.store.redis.key-prefix=rl:",
 					"rate-limit.store.redis.timeout=250ms", "rate-limit.store.redis.on-failure=local",
 					"rate-limit.store.redis.breaker.failure-threshold=5",
-					"rate-limit.store.redis.breaker.probe-interval=2s")
+					"rate-limit.store.redis.breaker.probe-interval=2s", "rate-limit.store.redis.coalescing=false",
+					"rate-limit.store.redis.rejection-cache=0s", "rate-limit.store.redis.fail-fast=false")
 			.run((context) -> {
 				RedisRateLimitProperties properties = context.getBean(RedisRateLimitProperties.class);
 				assertThat(properties.getTimeout()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.getOnFailure()).isEqualTo(io.github.ratelimit.redis.OnFailure.LOCAL);
 				assertThat(properties.getBreaker().getFailureThreshold()).isEqualTo(5);
+				assertThat(properties.isCoalescing()).isFalse();
+				assertThat(properties.getRejectionCache()).isZero();
+				assertThat(properties.isFailFast()).isFalse();
 				assertThat(context.getBean(RedisRateLimitStore.class).redisKey("api", "k")).isEqualTo("rl:{api:k}");
 			});
 	}
@@ -138,6 +142,8 @@ class RedisRateLimitAutoConfigurationTests {
 		for (List<String> bad : List.of(List.of("rate-limit.store.redis.timeout=0s", "rate-limit.store.redis.timeout: timeout must be positive"),
 				List.of("rate-limit.store.redis.breaker.failure-threshold=0",
 						"rate-limit.store.redis.breaker.failure-threshold: failure-threshold must be at least 1"),
+				List.of("rate-limit.store.redis.rejection-cache=-1s",
+						"rate-limit.store.redis.rejection-cache: rejection-cache must be zero or positive"),
 				List.of("rate-limit.store.redis.breaker.probe-interval=-1s",
 						"rate-limit.store.redis.breaker.probe-interval: probe-interval must be positive"))) {
 			this.runner.withPropertyValues("rate-limit.store.type=redis", bad.get(0))
@@ -150,7 +156,8 @@ class RedisRateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues("rate-limit.store.type=redis").run((context) -> {
 			SimpleMeterRegistry registry = new SimpleMeterRegistry();
 			context.getBean(MeterBinder.class).bindTo(registry);
-			assertThat(registry.get("ratelimit.store.errors").functionCounter().count()).isZero();
+			assertThat(registry.get("ratelimit.store.errors").tag("node", "localhost:1").functionCounter().count()).isZero();
+			assertThat(registry.get("ratelimit.store.available").tag("node", "localhost:1").gauge().value()).isEqualTo(1);
 			assertThat(registry.get("ratelimit.store.fallbacks").functionCounter().count()).isZero();
 		});
 	}

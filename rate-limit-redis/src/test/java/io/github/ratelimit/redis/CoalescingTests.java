@@ -1,0 +1,215 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Limit;
+
+import io.github.ratelimit.testsupport.RedisProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Coalesced script calls stay exact: 32 threads, two stores (two instances) on one real Redis,
+ * standalone and a real three-master cluster, requests of one and of two limits (all or nothing
+ * each): every key admits exactly its limit, no request of two limits is half taken, and Redis ran
+ * fewer script calls than there were decisions (counted by {@code INFO commandstats}).
+ */
+class CoalescingTests {
+
+	@RegisterExtension
+	static final RedisExtension redis = new RedisExtension();
+
+	private static final int THREADS = 32;
+
+	private static final int KEYS = 20;
+
+	private static final Limit LIMIT = Limit.builder().limit(25).period(Duration.ofHours(1)).build();
+
+	private static final Limit PAIR = Limit.builder().limit(10).period(Duration.ofHours(1)).build();
+
+	@Test
+	void coalescedCallsAreExactOnStandalone() throws Exception {
+		redis.commands().flushall();
+		long callsBefore = scriptCalls(redis.port());
+		long decisions = exactlyTheLimits(redis.connectionFactory(), redis.connectionFactory(), true);
+		long calls = scriptCalls(redis.port()) - callsBefore;
+		System.out.println("Coalescing, standalone: " + decisions + " decisions in " + calls + " script calls");
+		assertThat(calls).isLessThan(decisions);
+	}
+
+	@Test
+	void coalescedCallsAreExactOnACluster() throws Exception {
+		try (TestRedisCluster cluster = TestRedisCluster.start()) {
+			LettuceConnectionFactory one = clusterFactory(cluster);
+			LettuceConnectionFactory two = clusterFactory(cluster);
+			try {
+				exactlyTheLimits(one, two, false);
+			}
+			finally {
+				one.destroy();
+				two.destroy();
+			}
+		}
+	}
+
+	@Test
+	void aFailedCoalescedCallCountsOnceForTheBreaker() throws Exception {
+		redis.commands().flushall();
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redis.connectionFactory())
+			.timeout(Duration.ofMillis(200))
+			.onFailure(OnFailure.DENY)
+			.breaker(3, Duration.ofSeconds(1))
+			.build();
+		try {
+			Acquisition acquisition = new Acquisition("api", LIMIT, "paused", 1);
+			assertThat(store.tryAcquire(acquisition).remaining()).isEqualTo(24);
+			redis.commands().clientPause(1_000);
+			CountDownLatch start = new CountDownLatch(1);
+			ExecutorService executor = Executors.newFixedThreadPool(16);
+			List<Future<Decision>> futures = new ArrayList<>();
+			for (int t = 0; t < 16; t++) {
+				futures.add(executor.submit(() -> {
+					start.await();
+					return store.tryAcquire(acquisition);
+				}));
+			}
+			start.countDown();
+			for (Future<Decision> future : futures) {
+				assertThat(future.get(30, TimeUnit.SECONDS).isAllowed()).as("decided by on-failure=deny").isFalse();
+			}
+			executor.shutdown();
+			assertThat(store.fallbacks()).isEqualTo(16);
+			// The first went alone; the others waited behind it and were never sent: one failure per call.
+			assertThat(store.errors()).isLessThan(3);
+			assertThat(store.isAvailable()).as("16 requests in one or two calls do not open a breaker of 3").isTrue();
+			while (!RedisProcess.ping(redis.port())) {
+				RedisProcess.sleep(20);
+			}
+			assertThat(store.peek(acquisition).remaining()).as("nothing taken by the timed-out requests").isEqualTo(24);
+		}
+		finally {
+			store.close();
+		}
+	}
+
+	/** Runs the threads on two stores; returns how many decisions they made. */
+	private static long exactlyTheLimits(RedisConnectionFactory first, RedisConnectionFactory second, boolean exactPairs)
+			throws Exception {
+		RedisRateLimitStore[] stores = { store(first), store(second) };
+		AtomicIntegerArray allowed = new AtomicIntegerArray(KEYS);
+		AtomicIntegerArray pairs = new AtomicIntegerArray(1);
+		int perThread = 40;
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				int thread = t;
+				futures.add(executor.submit(() -> {
+					start.await();
+					RedisRateLimitStore store = stores[thread % 2];
+					int single = 0;
+					for (int i = 0; i < perThread; i++) {
+						if (i % 4 == 3) {
+							// Two limits at once: both or neither.
+							List<Decision> both = store.tryAcquireAll(List.of(new Acquisition("pair-a", PAIR, "p", 1),
+									new Acquisition("pair-b", PAIR, "p", 1)));
+							if (both.get(0).isAllowed() && both.get(1).isAllowed()) {
+								pairs.incrementAndGet(0);
+							}
+							continue;
+						}
+						int key = (thread + single++) % KEYS;
+						if (store.tryAcquire(new Acquisition("api", LIMIT, "k" + key, 1)).isAllowed()) {
+							allowed.incrementAndGet(key);
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : futures) {
+				future.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		for (RedisRateLimitStore store : stores) {
+			assertThat(store.errors()).isZero();
+			assertThat(store.fallbacks()).isZero();
+		}
+		// Both or neither: what is left of each equals what the requests that got both took.
+		long leftA = stores[0].peek(new Acquisition("pair-a", PAIR, "p", 1)).remaining();
+		long leftB = stores[0].peek(new Acquisition("pair-b", PAIR, "p", 1)).remaining();
+		for (RedisRateLimitStore store : stores) {
+			store.close();
+		}
+		int[] counts = new int[KEYS];
+		for (int key = 0; key < KEYS; key++) {
+			counts[key] = allowed.get(key);
+		}
+		// 32 x 30 single requests over 20 keys: at least 32 each, of which exactly 25 pass.
+		assertThat(counts).as(Arrays.toString(counts)).containsOnly(25);
+		if (exactPairs) {
+			// One script call for both: exactly the limit.
+			assertThat(pairs.get(0)).isEqualTo(10);
+		}
+		else {
+			// A cluster, the two keys in two slots: acquired one after the other and given back on a
+			// rejection, so a concurrent request may see tokens briefly taken: never more than the limit.
+			assertThat(pairs.get(0)).isBetween(1, 10);
+		}
+		assertThat(leftA).isEqualTo(10 - pairs.get(0));
+		assertThat(leftB).isEqualTo(10 - pairs.get(0));
+		return (long) THREADS * perThread;
+	}
+
+	private static RedisRateLimitStore store(RedisConnectionFactory factory) {
+		// No rejection cache, so that every decision reaches Redis; a long timeout, so that none is a fallback.
+		return RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(10)).rejectionCache(Duration.ZERO).build();
+	}
+
+	private static LettuceConnectionFactory clusterFactory(TestRedisCluster cluster) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	static long scriptCalls(int port) {
+		io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + port);
+		try (var connection = client.connect()) {
+			long calls = 0;
+			for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+					String field = line.substring(line.indexOf("calls=") + 6);
+					calls += Long.parseLong(field.substring(0, field.indexOf(',')));
+				}
+			}
+			return calls;
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+}

@@ -46,6 +46,12 @@ class RedisFailureTests {
 
 	private final List<RedisRateLimitStore> stores = new ArrayList<>();
 
+	/** The store's error count once warmed up. */
+	private long errors;
+
+	/** The store's fallback count once warmed up. */
+	private long fallbacks;
+
 	@BeforeEach
 	void connect() {
 		if (!redis.process().isRunning()) {
@@ -69,8 +75,31 @@ class RedisFailureTests {
 			.breaker(3, Duration.ofMillis(200))
 			.build();
 		this.stores.add(store);
+		warmUp(store);
 		assertThat(store.tryAcquire(ACQUISITION).isAllowed()).isTrue();
+		assertThat(store.fallbacks()).as("the first decision of the test reached Redis").isEqualTo(this.fallbacks);
 		return store;
+	}
+
+	/**
+	 * On a loaded machine the first calls can take longer than the 100 ms timeout and be decided by
+	 * {@code on-failure}, which would spend the local budget or count as errors before the test starts.
+	 * Warm up on other keys until a call reaches Redis in time and the breaker is closed; the counts
+	 * the tests assert are then taken from that point.
+	 */
+	private void warmUp(RedisRateLimitStore store) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		for (int i = 0; System.nanoTime() < deadline; i++) {
+			long before = store.fallbacks();
+			store.tryAcquire(new Acquisition("warm-up", LIMIT, "w" + i, 1));
+			if (store.fallbacks() == before && store.isAvailable()) {
+				break;
+			}
+			RedisProcess.sleep(50);
+		}
+		assertThat(store.isAvailable()).as("Redis answers in time after the warm-up").isTrue();
+		this.errors = store.errors();
+		this.fallbacks = store.fallbacks();
 	}
 
 	@Test
@@ -82,7 +111,7 @@ class RedisFailureTests {
 			assertThat(decision.isAllowed()).isTrue();
 			assertThat(decision.remaining()).isEqualTo(1);
 		}
-		assertThat(store.fallbacks()).isEqualTo(10);
+		assertThat(store.fallbacks() - this.fallbacks).isEqualTo(10);
 	}
 
 	@Test
@@ -117,7 +146,7 @@ class RedisFailureTests {
 		System.out.println("Decision latencies with Redis killed (ms): " + millis);
 		assertThat(store.isAvailable()).isFalse();
 		// 3 failures open the breaker; then one probe per 200 ms at most pays the timeout.
-		assertThat(store.errors()).isBetween(3L, 6L);
+		assertThat(store.errors() - this.errors).isBetween(3L, 6L);
 		assertThat(millis.stream().filter((ms) -> ms >= TIMEOUT.toMillis() / 2).count()).isLessThanOrEqualTo(6);
 		assertThat(millis).allMatch((ms) -> ms < 5 * TIMEOUT.toMillis());
 		assertThat(output).containsOnlyOnce("Redis rate limit store failed");
@@ -149,7 +178,7 @@ class RedisFailureTests {
 		System.out.println("Decision with Redis paused: " + millis + " ms");
 		assertThat(decision.isAllowed()).isFalse();
 		assertThat(millis).isLessThan(5 * TIMEOUT.toMillis());
-		assertThat(store.errors()).isEqualTo(1);
+		assertThat(store.errors() - this.errors).isEqualTo(1);
 		while (!RedisProcess.ping(redis.port())) {
 			RedisProcess.sleep(50);
 		}

@@ -121,7 +121,7 @@ final class ConfiguredLimits {
 				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
 			}
 			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
-					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
+					policy.getAlgorithm().id(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
 					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
 			policies.put(name, RateLimitPolicy.define(definition, keyResolvers));
 		});

@@ -13,7 +13,12 @@ class RateLimitConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Rate
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, RateLimitConfigurationException cause) {
-		return new FailureAnalysis("Invalid rate limit configuration at " + cause.getOrigin() + ": " + cause.getProblem()
-				+ ".", cause.getAction() + ".", cause);
+		return new FailureAnalysis(
+				sentence("Invalid rate limit configuration at " + cause.getOrigin() + ": " + cause.getProblem()),
+				sentence(cause.getAction()), cause);
+	}
+
+	private static String sentence(String text) {
+		return (text.endsWith(".") || text.endsWith("?") || text.endsWith("!")) ? text : text + ".";
 	}
 }

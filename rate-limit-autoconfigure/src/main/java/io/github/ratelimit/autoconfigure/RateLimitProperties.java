@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
@@ -341,7 +342,7 @@ public class RateLimitProperties {
 		 * Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter or
 		 * leaky-bucket.
 		 */
-		private String algorithm = "token-bucket";
+		private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
 
 		/**
 		 * Requests (tokens) allowed per period; required, positive.
@@ -425,11 +426,11 @@ public class RateLimitProperties {
 			this.maxDelay = maxDelay;
 		}
 
-		public String getAlgorithm() {
+		public Algorithm getAlgorithm() {
 			return this.algorithm;
 		}
 
-		public void setAlgorithm(String algorithm) {
+		public void setAlgorithm(Algorithm algorithm) {
 			this.algorithm = algorithm;
 		}
 

@@ -19,7 +19,7 @@ public class RateLimitConfigurationException extends IllegalStateException {
 	 * @param action what to do about it
 	 */
 	public RateLimitConfigurationException(String origin, String problem, String action) {
-		super(origin + ": " + problem + ". " + action);
+		super(origin + ": " + problem + (problem.endsWith("?") ? " " : ". ") + action);
 		this.origin = origin;
 		this.problem = problem;
 		this.action = action;

@@ -6,6 +6,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
@@ -20,13 +21,16 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.DispatcherServlet;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.ManualClock;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitPolicies;
@@ -114,7 +118,6 @@ class RateLimitAutoConfigurationTests {
 			rate-limit.policies.api.period    | -1m          | rate-limit.policies.api.period: period must be positive
 			rate-limit.policies.api.burst     | 0            | rate-limit.policies.api.burst: burst must be positive
 			rate-limit.policies.api.cost      | 11           | rate-limit.policies.api.cost: cost must be between 1 and the burst (10), was 11
-			rate-limit.policies.api.algorithm | magic-bucket | rate-limit.policies.api.algorithm: unknown algorithm 'magic-bucket'. Use one of: token-bucket
 			rate-limit.policies.api.key       | cookie:x     | rate-limit.policies.api.key: unknown key 'cookie:x'
 			rate-limit.policies.api.key       | header:      | rate-limit.policies.api.key: key 'header:' names nothing after 'header:'
 			rate-limit.policies.api.key       | #{ip +}      | rate-limit.policies.api.key: cannot parse the SpEL key '#{ip +}'
@@ -134,6 +137,52 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
 					"rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=api", property + "=" + value)
 			.run(failsWith(message));
+	}
+
+	@ParameterizedTest(name = "{0}={1}")
+	@CsvSource(delimiter = '|', textBlock = """
+			rate-limit.policies.api.algorithm | magic-bucket | io.github.ratelimit.core.Algorithm
+			rate-limit.policies.api.on-limit  | wait         | io.github.ratelimit.web.OnLimit
+			rate-limit.policies.api.count     | errors       | io.github.ratelimit.web.CountMode
+			rate-limit.mode                   | dry-run      | io.github.ratelimit.autoconfigure.RateLimitProperties$Mode
+			rate-limit.store.type             | memcached    | io.github.ratelimit.autoconfigure.RateLimitProperties$StoreType
+			""")
+	void aValueOutsideAnEnumFailsTheStartNamingTheProperty(String property, String value, String type) {
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+				property + "=" + value)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				while (!(failure instanceof BindException) && failure.getCause() != null) {
+					failure = failure.getCause();
+				}
+				assertThat(failure).isInstanceOf(BindException.class);
+				BindException bind = (BindException) failure;
+				assertThat(bind.getProperty().getName()).hasToString(property);
+				assertThat(bind.getProperty().getValue()).isEqualTo(value);
+				assertThat(bind.getTarget().getType().resolve()).hasToString("class " + type);
+			});
+	}
+
+	@Test
+	void enumValuesBindInKebabCaseAndInAnyCase() {
+		this.runner
+			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+					"rate-limit.policies.api.algorithm=sliding-window-counter", "rate-limit.policies.api.count=FAILURES",
+					"rate-limit.policies.b.limit=10", "rate-limit.policies.b.period=1m",
+					"rate-limit.policies.b.algorithm=Leaky_Bucket", "rate-limit.policies.b.on-limit=delay",
+					"rate-limit.policies.b.max-delay=1s", "rate-limit.mode=shadow")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RateLimitProperties properties = context.getBean(RateLimitProperties.class);
+				assertThat(properties.getPolicies().get("api").getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
+				assertThat(properties.getPolicies().get("api").getCount()).isEqualTo(CountMode.FAILURES);
+				assertThat(properties.getPolicies().get("b").getAlgorithm()).isEqualTo(Algorithm.LEAKY_BUCKET);
+				assertThat(properties.getPolicies().get("b").getOnLimit()).isEqualTo(OnLimit.DELAY);
+				assertThat(properties.getMode()).isEqualTo(RateLimitProperties.Mode.SHADOW);
+				assertThat(context.getBean(RateLimitPolicies.class).get("api").limit().algorithm())
+					.isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
+			});
 	}
 
 	@Test

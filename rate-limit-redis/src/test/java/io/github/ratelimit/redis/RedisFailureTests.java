@@ -177,7 +177,7 @@ class RedisFailureTests {
 		long millis = (System.nanoTime() - start) / 1_000_000;
 		System.out.println("Decision with Redis paused: " + millis + " ms");
 		assertThat(decision.isAllowed()).isFalse();
-		assertThat(millis).isLessThan(5 * TIMEOUT.toMillis());
+		assertThat(millis).as("well below the 1.5 s pause").isLessThan(10 * TIMEOUT.toMillis());
 		assertThat(store.errors() - this.errors).isEqualTo(1);
 		while (!RedisProcess.ping(redis.port())) {
 			RedisProcess.sleep(50);
@@ -199,7 +199,7 @@ class RedisFailureTests {
 	private static <T> T timed(Supplier<T> decision) {
 		long start = System.nanoTime();
 		T result = decision.get();
-		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.multipliedBy(5));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.multipliedBy(10));
 		return result;
 	}
 }

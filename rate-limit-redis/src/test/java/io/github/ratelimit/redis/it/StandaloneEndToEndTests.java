@@ -115,7 +115,9 @@ class StandaloneEndToEndTests {
 					timeoutMillis / 2, store.errors(), store.fallbacks(), killedAt, restartedAt, recoveredAt);
 			assertThat(errors5xx).isZero();
 			assertThat(all).allMatch((s) -> s[2] == 200);
-			assertThat(maxMillis).as("slowest request (ms)").isLessThan(5 * timeoutMillis);
+			// Redis stays down for 1.5 s: a request that waited for it would take longer than that. The
+			// bound leaves room for a starved CPU (565-712 ms were seen with the machine's load at 12).
+			assertThat(maxMillis).as("slowest request (ms)").isLessThan(10 * timeoutMillis);
 			assertThat(store.isAvailable()).as("breaker closed after Redis came back").isTrue();
 			assertThat(store.errors()).isPositive();
 			// Redis decides again: strict (3 per hour) rejects the fourth request, which allow never would.

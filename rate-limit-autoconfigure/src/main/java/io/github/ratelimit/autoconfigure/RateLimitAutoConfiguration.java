@@ -33,6 +33,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.handler.MappedInterceptor;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.core.RateLimitClock;
@@ -47,6 +49,7 @@ import io.github.ratelimit.web.ProblemDetailRejectionHandler;
 import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitHeaders;
+import io.github.ratelimit.web.RateLimitInterceptor;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicyResolver;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
@@ -55,8 +58,9 @@ import io.github.ratelimit.web.RequestDelay;
 import io.github.ratelimit.web.RequestLimiter;
 
 /**
- * Rate limiting for Spring MVC applications: registers the {@link RateLimitFilter} with the policies
- * and rules of {@code rate-limit.*} and the {@code @RateLimited} handlers. Every bean backs off when
+ * Rate limiting for Spring MVC applications: registers the {@link RateLimitFilter} and the
+ * {@link RateLimitInterceptor} with the policies and rules of {@code rate-limit.*} and the
+ * {@code @RateLimited} handlers. Every bean backs off when
  * the application declares its own; {@code rate-limit.enabled=false} turns all of it off.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
@@ -123,8 +127,12 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitRejectionHandler rateLimitRejectionHandler() {
-		return new ProblemDetailRejectionHandler();
+	RateLimitRejectionHandler rateLimitRejectionHandler(ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter) {
+		// The converters Spring MVC writes responses with: the application's JSON library and settings.
+		return new ProblemDetailRejectionHandler(() -> {
+			RequestMappingHandlerAdapter adapter = handlerAdapter.getIfUnique();
+			return (adapter != null) ? adapter.getMessageConverters() : List.of();
+		});
 	}
 
 	@Bean
@@ -164,11 +172,24 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
+	RateLimitInterceptor rateLimitInterceptor(RateLimitPolicyResolver policyResolver, RequestLimiter limiter,
+			RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
+		// Also one of the dispatcher's exception resolvers (the first): it decides requests whose handler
+		// lookup failed.
+		return new RateLimitInterceptor(policyResolver, limiter, headers, rejectionHandler, delay);
+	}
+
+	@Bean
+	MappedInterceptor rateLimitMappedInterceptor(RateLimitInterceptor rateLimitInterceptor) {
+		// A mapped interceptor joins every handler mapping, the actuator's included.
+		return new MappedInterceptor(null, rateLimitInterceptor);
+	}
+
+	@Bean
 	@ConditionalOnMissingFilterBean(RateLimitFilter.class)
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
-			RateLimitPolicyResolver policyResolver, RequestLimiter limiter, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
-		RateLimitFilter filter = new RateLimitFilter(policyResolver, limiter, headers, rejectionHandler, delay);
+			RateLimitInterceptor rateLimitInterceptor) {
+		RateLimitFilter filter = new RateLimitFilter(rateLimitInterceptor);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -23,15 +22,14 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 
 /**
  * The policies of {@link RateLimited} handler methods, found once after start-up (where a bad
- * annotation fails the start) and looked up per request for the very handler Spring MVC dispatches
- * to: the same handler mappings, asked in the same order, so HTTP method, path variables, consumes
- * and produces conditions all count. Thread-safe once initialized.
+ * annotation fails the start) and looked up per request by the handler Spring MVC found for it (its
+ * own lookup, so HTTP method, path variables, consumes and produces conditions all count; nothing is
+ * looked up twice). Thread-safe once initialized.
  */
 public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 
@@ -43,7 +41,7 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 
 	private volatile Map<Method, List<RateLimitPolicy>> byMethod = Collections.emptyMap();
 
-	private volatile List<HandlerMapping> mappings = Collections.emptyList();
+	private volatile boolean countsLater;
 
 	/**
 	 * Creates the registry; it scans on {@link #afterSingletonsInstantiated()}.
@@ -72,25 +70,39 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 				}
 			}
 		}
-		this.mappings = List.copyOf(mappings);
+		this.countsLater = byMethod.values()
+			.stream()
+			.flatMap(List::stream)
+			.anyMatch((policy) -> policy.count() != CountMode.ALL);
 		this.byMethod = Map.copyOf(byMethod);
 	}
 
 	/**
-	 * Returns the policies of the handler the request will be dispatched to.
-	 * @param request the request
-	 * @return the policies; empty when the handler is not annotated or there is none
+	 * Returns the policies of a handler.
+	 * @param handler the handler Spring MVC dispatches a request to, or {@code null}
+	 * @return the policies; empty when the handler is not an annotated handler method
 	 */
-	public List<RateLimitPolicy> policiesFor(HttpServletRequest request) {
-		Map<Method, List<RateLimitPolicy>> byMethod = this.byMethod;
-		if (byMethod.isEmpty()) {
-			return List.of();
-		}
-		Object handler = handler(request);
+	public List<RateLimitPolicy> policiesFor(@Nullable Object handler) {
 		if (handler instanceof HandlerMethod handlerMethod) {
-			return byMethod.getOrDefault(handlerMethod.getMethod(), List.of());
+			return this.byMethod.getOrDefault(handlerMethod.getMethod(), List.of());
 		}
 		return List.of();
+	}
+
+	/**
+	 * Returns whether any handler is annotated.
+	 * @return {@code true} once some annotated handler has been found
+	 */
+	public boolean any() {
+		return !this.byMethod.isEmpty();
+	}
+
+	/**
+	 * Returns whether some annotated policy counts only some responses.
+	 * @return {@code true} when a request may be counted once its response is known
+	 */
+	public boolean countsLater() {
+		return this.countsLater;
 	}
 
 	/**
@@ -102,22 +114,6 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 			.stream()
 			.collect(Collectors.toMap((entry) -> describe(entry.getKey().getDeclaringClass(), entry.getKey()),
 					Map.Entry::getValue, (a, b) -> a, LinkedHashMap::new));
-	}
-
-	private @Nullable Object handler(HttpServletRequest request) {
-		for (HandlerMapping mapping : this.mappings) {
-			try {
-				HandlerExecutionChain chain = mapping.getHandler(request);
-				if (chain != null) {
-					return chain.getHandler();
-				}
-			}
-			catch (Exception ex) {
-				// No match (e.g. 405, 406, 415): the dispatcher will answer that; no annotation applies.
-				return null;
-			}
-		}
-		return null;
 	}
 
 	private List<RateLimitPolicy> policiesOf(Class<?> beanType, Method method) {

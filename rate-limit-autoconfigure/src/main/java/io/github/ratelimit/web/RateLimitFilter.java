@@ -1,23 +1,33 @@
 package io.github.ratelimit.web;
 
 import java.io.IOException;
-import java.util.List;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 
 import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRegistration;
+import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.ContentCachingResponseWrapper;
-
+import org.springframework.web.servlet.DispatcherServlet;
 
 /**
- * Limits requests: finds the policies that apply, lets the {@link RequestLimiter} decide, writes the
- * headers, then rejects the request, or lets it through (after waiting for its turn in delay mode, and
- * counting it once its response is known for policies that count only failures or successes).
- * Runs once per request: async and error dispatches are not counted again (the last async dispatch of
- * a request counted later completes its count). Thread-safe.
+ * Opens each request for the {@link RateLimitInterceptor}, which decides it once Spring MVC has found
+ * its handler, and closes it: a request that counts only once its response is known (policies with
+ * {@code count: failures} or {@code successes}) is counted here, its body held back until then. The
+ * filter decides itself, on path rules alone, the requests the interceptor never sees: those of
+ * another servlet (up front, as the interceptor would), and those a later filter answered before any
+ * handler lookup (counted as answered). So every request is decided exactly once.
+ * <p>
+ * Runs once per request: error dispatches are not decided again, and the last async dispatch of a
+ * request counted later completes its count. Thread-safe.
  */
 public class RateLimitFilter extends OncePerRequestFilter {
 
@@ -27,33 +37,16 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	public static final int DEFAULT_ORDER = -90;
 
-	private static final String PENDING_COUNT = RateLimitFilter.class.getName() + ".PENDING_COUNT";
+	private final RateLimitInterceptor interceptor;
 
-	private final RateLimitPolicyResolver policyResolver;
-
-	private final RequestLimiter limiter;
-
-	private final RateLimitHeaders headers;
-
-	private final RateLimitRejectionHandler rejectionHandler;
-
-	private final RequestDelay delay;
+	private volatile @Nullable Set<String> otherServlets;
 
 	/**
 	 * Creates the filter.
-	 * @param policyResolver finds the policies of a request
-	 * @param limiter decides
-	 * @param headers writes the rate limit headers
-	 * @param rejectionHandler answers rejected requests
-	 * @param delay holds requests that wait for their turn (delay mode)
+	 * @param interceptor decides the requests
 	 */
-	public RateLimitFilter(RateLimitPolicyResolver policyResolver, RequestLimiter limiter, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
-		this.policyResolver = policyResolver;
-		this.limiter = limiter;
-		this.headers = headers;
-		this.rejectionHandler = rejectionHandler;
-		this.delay = delay;
+	public RateLimitFilter(RateLimitInterceptor interceptor) {
+		this.interceptor = interceptor;
 	}
 
 	@Override
@@ -69,68 +62,35 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			continueAsync(request, response, chain);
 			return;
 		}
-		List<RateLimitPolicy> policies = this.policyResolver.resolve(request);
-		if (policies.isEmpty()) {
+		if (!this.interceptor.limitsAnything()) {
 			chain.doFilter(request, response);
 			return;
 		}
-		RateLimitResult result = this.limiter.decide(request, policies);
-		if (result.isLimited()) {
-			this.headers.write(result, response);
-		}
-		if (!result.isAllowed()) {
-			this.rejectionHandler.reject(request, response, result);
+		LimitedRequest limited = LimitedRequest.open(request, response, this.interceptor.mayCountLater());
+		HttpServletResponse next = limited.response(response);
+		if (!reachesSpringMvc(request)
+				&& !this.interceptor.decide(limited, request, next, this.interceptor.rules(request))) {
 			return;
 		}
-		awaitTurn(result);
-		if (result.deferred().isEmpty()) {
-			chain.doFilter(request, response);
-			return;
-		}
-		proceedThenCount(request, response, chain, result);
-	}
-
-	private void awaitTurn(RateLimitResult result) {
-		if (result.waitNanos() > 0) {
-			try {
-				this.delay.await(result.waitNanos());
-			}
-			catch (InterruptedException ex) {
-				// Shutting down: the request keeps its turn and proceeds now.
-				Thread.currentThread().interrupt();
-			}
-			finally {
-				this.limiter.doneWaiting();
-			}
-		}
-	}
-
-	/**
-	 * For policies that count failures (or successes), the response decides whether the request
-	 * counts. Its body is held back until it has been counted, so that a client cannot read the answer
-	 * and send its next attempt before this one is counted.
-	 */
-	private void proceedThenCount(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-			RateLimitResult result) throws ServletException, IOException {
-		ContentCachingResponseWrapper held = new ContentCachingResponseWrapper(response);
 		boolean failed = true;
 		try {
-			chain.doFilter(request, held);
+			chain.doFilter(request, next);
 			failed = false;
 		}
 		finally {
-			if (!failed && request.isAsyncStarted()) {
-				request.setAttribute(PENDING_COUNT, new PendingCount(result, held));
+			if (!limited.isDecided()) {
+				this.interceptor.decideAnswered(limited, request, next);
 			}
-			else {
-				count(result, failed ? 500 : held.getStatus(), held);
+			if (limited.pendingCount() != null && (failed || !request.isAsyncStarted())) {
+				count(limited, failed, response);
 			}
 		}
 	}
 
 	private void continueAsync(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		if (!(request.getAttribute(PENDING_COUNT) instanceof PendingCount pending)) {
+		LimitedRequest limited = LimitedRequest.of(request);
+		if (limited == null || limited.pendingCount() == null) {
 			chain.doFilter(request, response);
 			return;
 		}
@@ -141,22 +101,59 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		}
 		finally {
 			if (failed || !request.isAsyncStarted()) {
-				request.removeAttribute(PENDING_COUNT);
-				count(pending.result(), failed ? 500 : pending.response().getStatus(), pending.response());
+				count(limited, failed, response);
 			}
 		}
 	}
 
-	/** Counts the request, brings its headers up to date, then lets the held body go. */
-	private void count(RateLimitResult result, int status, ContentCachingResponseWrapper held) throws IOException {
-		RateLimitResult counted = this.limiter.complete(result, status);
-		if (counted.isLimited() && !held.isCommitted()) {
-			this.headers.write(counted, held);
+	/** Counts the request, writes its headers, then lets the held body go. */
+	private void count(LimitedRequest limited, boolean failed, HttpServletResponse response) throws IOException {
+		RateLimitResult result = limited.pendingCount();
+		HttpServletResponse counted = limited.response(response);
+		if (result != null) {
+			limited.counted();
+			this.interceptor.count(result, failed ? 500 : counted.getStatus(), counted);
 		}
-		held.copyBodyToResponse();
+		limited.release();
 	}
 
-	/** A request counted later whose async processing has not finished yet. */
-	private record PendingCount(RateLimitResult result, ContentCachingResponseWrapper response) {
+	/**
+	 * Whether the request goes to a Spring MVC {@link DispatcherServlet}, where the interceptor decides
+	 * it. Only a request mapped to a servlet known to be another one is decided here, up front.
+	 */
+	private boolean reachesSpringMvc(HttpServletRequest request) {
+		Set<String> others = otherServlets(request.getServletContext());
+		if (others.isEmpty()) {
+			return true;
+		}
+		HttpServletMapping mapping = request.getHttpServletMapping();
+		return mapping == null || !others.contains(mapping.getServletName());
+	}
+
+	private Set<String> otherServlets(@Nullable ServletContext context) {
+		Set<String> others = this.otherServlets;
+		if (others == null) {
+			others = new HashSet<>();
+			try {
+				if (context != null) {
+					ClassLoader classLoader = context.getClassLoader();
+					for (Map.Entry<String, ? extends ServletRegistration> entry : context.getServletRegistrations()
+						.entrySet()) {
+						String className = entry.getValue().getClassName();
+						if (className == null || !ClassUtils.isPresent(className, classLoader)
+								|| !DispatcherServlet.class.isAssignableFrom(ClassUtils.resolveClassName(className, classLoader))) {
+							others.add(entry.getKey());
+						}
+					}
+				}
+			}
+			catch (RuntimeException ex) {
+				// A container that does not list its servlets: every request goes to Spring MVC.
+				others.clear();
+			}
+			others = Set.copyOf(others);
+			this.otherServlets = others;
+		}
+		return others;
 	}
 }

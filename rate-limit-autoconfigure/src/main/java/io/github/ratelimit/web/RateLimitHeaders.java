@@ -26,6 +26,24 @@ import io.github.ratelimit.core.Decision;
  */
 public final class RateLimitHeaders {
 
+	static final String RETRY_AFTER = "Retry-After";
+
+	static final String X_RATELIMIT_LIMIT = "X-RateLimit-Limit";
+
+	static final String X_RATELIMIT_REMAINING = "X-RateLimit-Remaining";
+
+	static final String X_RATELIMIT_RESET = "X-RateLimit-Reset";
+
+	static final String RATELIMIT_LIMIT = "RateLimit-Limit";
+
+	static final String RATELIMIT_REMAINING = "RateLimit-Remaining";
+
+	static final String RATELIMIT_RESET = "RateLimit-Reset";
+
+	static final String RATELIMIT_POLICY = "RateLimit-Policy";
+
+	static final String RATELIMIT = "RateLimit";
+
 	private final boolean legacy;
 
 	private final boolean ietf;
@@ -57,7 +75,7 @@ public final class RateLimitHeaders {
 	 */
 	public void write(RateLimitResult result, HttpServletResponse response) {
 		if (!result.isAllowed()) {
-			response.setHeader("Retry-After", Long.toString(result.retryAfterSeconds()));
+			response.setHeader(RETRY_AFTER, Long.toString(result.retryAfterSeconds()));
 		}
 		if (this.legacy || this.draft6) {
 			Decision decision = result.decisions().get(result.mostRestrictive());
@@ -65,42 +83,48 @@ public final class RateLimitHeaders {
 			String remaining = Long.toString(decision.remaining());
 			String reset = Long.toString(RateLimitResult.seconds(decision.resetNanos()));
 			if (this.legacy) {
-				response.setHeader("X-RateLimit-Limit", limit);
-				response.setHeader("X-RateLimit-Remaining", remaining);
-				response.setHeader("X-RateLimit-Reset", reset);
+				response.setHeader(X_RATELIMIT_LIMIT, limit);
+				response.setHeader(X_RATELIMIT_REMAINING, remaining);
+				response.setHeader(X_RATELIMIT_RESET, reset);
 			}
 			if (this.draft6) {
-				response.setHeader("RateLimit-Limit", limit);
-				response.setHeader("RateLimit-Remaining", remaining);
-				response.setHeader("RateLimit-Reset", reset);
+				response.setHeader(RATELIMIT_LIMIT, limit);
+				response.setHeader(RATELIMIT_REMAINING, remaining);
+				response.setHeader(RATELIMIT_RESET, reset);
 			}
 		}
 		if (this.ietf) {
 			List<RateLimitPolicy> policies = result.policies();
-			StringBuilder policy = new StringBuilder();
-			StringBuilder state = new StringBuilder();
+			response.setHeader(RATELIMIT_POLICY, policyHeader(policies));
+			StringBuilder state = new StringBuilder(24 * policies.size());
 			for (int i = 0; i < policies.size(); i++) {
-				RateLimitPolicy rateLimitPolicy = policies.get(i);
 				Decision decision = result.decisions().get(i);
-				String name = sfString(rateLimitPolicy.name());
 				if (i > 0) {
-					policy.append(", ");
 					state.append(", ");
 				}
-				policy.append(name)
-					.append(";q=")
-					.append(rateLimitPolicy.limit().limit())
-					.append(";w=")
-					.append(RateLimitResult.seconds(rateLimitPolicy.limit().period().toNanos()));
-				state.append(name)
+				state.append(policies.get(i).headerName())
 					.append(";r=")
 					.append(decision.remaining())
 					.append(";t=")
 					.append(RateLimitResult.seconds(decision.nextNanos()));
 			}
-			response.setHeader("RateLimit-Policy", policy.toString());
-			response.setHeader("RateLimit", state.toString());
+			response.setHeader(RATELIMIT, state.toString());
 		}
+	}
+
+	/** The policies' items, each written once when its policy was defined. */
+	private static String policyHeader(List<RateLimitPolicy> policies) {
+		if (policies.size() == 1) {
+			return policies.get(0).policyItem();
+		}
+		StringBuilder header = new StringBuilder(32 * policies.size());
+		for (RateLimitPolicy policy : policies) {
+			if (header.length() > 0) {
+				header.append(", ");
+			}
+			header.append(policy.policyItem());
+		}
+		return header.toString();
 	}
 
 	/**

@@ -43,6 +43,11 @@ public final class RateLimitPolicy {
 
 	private final boolean shadow;
 
+	private final String headerName;
+
+	/** The {@code RateLimit-Policy} item last written, with the limit it was written for. */
+	private volatile @Nullable PolicyItem policyItem;
+
 	private RateLimitPolicy(String id, String name, PolicyLimits limits, @Nullable Limit limit,
 			@Nullable KeyResolver planResolver, @Nullable RequestCondition exemptWhen, String keySpec,
 			KeyResolver keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow) {
@@ -58,6 +63,8 @@ public final class RateLimitPolicy {
 		this.maxDelayNanos = maxDelayNanos;
 		this.count = count;
 		this.shadow = shadow;
+		// What the headers say of this policy changes only with its limit: written once per limit, not per response.
+		this.headerName = RateLimitHeaders.sfString(name);
 	}
 
 	/**
@@ -404,6 +411,26 @@ public final class RateLimitPolicy {
 	 */
 	public boolean shadow() {
 		return this.shadow;
+	}
+
+	/** The name as a Structured Field string, as the {@code RateLimit} headers list it. */
+	String headerName() {
+		return this.headerName;
+	}
+
+	/** This policy's item of the {@code RateLimit-Policy} header, e.g. {@code "api";q=100;w=60}. */
+	String policyItem() {
+		Limit limit = limit();
+		PolicyItem item = this.policyItem;
+		if (item == null || item.limit() != limit) {
+			item = new PolicyItem(limit, this.headerName + ";q=" + limit.limit() + ";w="
+					+ RateLimitResult.seconds(limit.period().toNanos()));
+			this.policyItem = item;
+		}
+		return item.text();
+	}
+
+	private record PolicyItem(Limit limit, String text) {
 	}
 
 	@Override

@@ -22,6 +22,8 @@ public final class RateLimitResult {
 
 	private final List<Deferred> deferred;
 
+	private final long retryAfterSeconds;
+
 	/**
 	 * Creates a result.
 	 * @param policies the enforced policies that applied
@@ -37,7 +39,18 @@ public final class RateLimitResult {
 		}
 		this.policies = List.copyOf(policies);
 		this.decisions = List.copyOf(decisions);
-		this.allowed = decisions.stream().allMatch(Decision::isAllowed);
+		boolean allowed = true;
+		long retryAfterNanos = 0;
+		for (Decision decision : this.decisions) {
+			allowed &= decision.isAllowed();
+			retryAfterNanos = Math.max(retryAfterNanos, decision.retryAfterNanos());
+			if (!decision.isAllowed()) {
+				retryAfterNanos = Math.max(retryAfterNanos, decision.nextNanos());
+			}
+		}
+		this.allowed = allowed;
+		// Computed once: the header and the problem body both say it.
+		this.retryAfterSeconds = allowed ? 0 : Math.max(1, seconds(retryAfterNanos));
 		this.deferred = List.copyOf(deferred);
 	}
 
@@ -112,17 +125,7 @@ public final class RateLimitResult {
 	 * @return seconds; 0 when allowed
 	 */
 	public long retryAfterSeconds() {
-		if (this.allowed) {
-			return 0;
-		}
-		long nanos = 0;
-		for (Decision decision : this.decisions) {
-			nanos = Math.max(nanos, decision.retryAfterNanos());
-			if (!decision.isAllowed()) {
-				nanos = Math.max(nanos, decision.nextNanos());
-			}
-		}
-		return Math.max(1, seconds(nanos));
+		return this.retryAfterSeconds;
 	}
 
 	/**

@@ -103,10 +103,14 @@ public final class RequestLimiter {
 	 */
 	public RateLimitResult decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
 		List<RateLimitPolicy> policies = inForce(request, applicable);
-		List<RateLimitPolicy> enforced = new ArrayList<>(policies.size());
-		List<RateLimitPolicy> shadow = new ArrayList<>(0);
-		for (RateLimitPolicy policy : policies) {
-			((policy.shadow() || this.shadowOnly) ? shadow : enforced).add(policy);
+		List<RateLimitPolicy> enforced = policies;
+		List<RateLimitPolicy> shadow = List.of();
+		if (this.shadowOnly || anyShadow(policies)) {
+			enforced = new ArrayList<>(policies.size());
+			shadow = new ArrayList<>(policies.size());
+			for (RateLimitPolicy policy : policies) {
+				((policy.shadow() || this.shadowOnly) ? shadow : enforced).add(policy);
+			}
 		}
 		List<Acquisition> acquisitions = new ArrayList<>(enforced.size());
 		for (RateLimitPolicy policy : enforced) {
@@ -141,16 +145,23 @@ public final class RequestLimiter {
 	 */
 	private List<RateLimitPolicy> inForce(HttpServletRequest request, List<RateLimitPolicy> policies) {
 		boolean exemptFromAll = !policies.isEmpty() && this.exemptions.isExempt(request);
-		List<RateLimitPolicy> inForce = new ArrayList<>(policies.size());
-		for (RateLimitPolicy policy : policies) {
-			if (exemptFromAll || policy.isExempt(request)) {
+		// The list given is kept (no copy per request) until a policy is exempt or judged by a plan.
+		List<RateLimitPolicy> inForce = null;
+		for (int i = 0; i < policies.size(); i++) {
+			RateLimitPolicy policy = policies.get(i);
+			boolean exempt = exemptFromAll || policy.isExempt(request);
+			RateLimitPolicy judged = exempt ? null : policy.inForceFor(request);
+			if (judged != policy && inForce == null) {
+				inForce = new ArrayList<>(policies.subList(0, i));
+			}
+			if (exempt) {
 				this.recorder.decided(policy, DecisionOutcome.EXEMPT);
 			}
-			else {
-				inForce.add(policy.inForceFor(request));
+			else if (inForce != null) {
+				inForce.add(judged);
 			}
 		}
-		return inForce;
+		return (inForce != null) ? inForce : policies;
 	}
 
 	/**
@@ -245,8 +256,10 @@ public final class RequestLimiter {
 	}
 
 	/**
-	 * Asks the store: counted-later policies are checked first (nothing taken); when they all pass, the
-	 * others take their tokens, all or nothing. Returns {@code null} when the store failed.
+	 * Asks the store. When every policy counts every request: one call takes the tokens of all, all or
+	 * nothing. Otherwise one read-only call checks the policies that count later; when they all pass,
+	 * one call takes the others' tokens (when they do not, the others are only read, for headers).
+	 * Returns {@code null} when the store failed.
 	 */
 	private List<Decision> evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
 		if (policies.isEmpty()) {
@@ -254,28 +267,25 @@ public final class RequestLimiter {
 		}
 		long start = System.nanoTime();
 		try {
-			List<Decision> decisions = new ArrayList<>(policies.size());
+			List<Acquisition> later = new ArrayList<>(0);
 			List<Acquisition> now = new ArrayList<>(policies.size());
-			boolean checksPass = true;
 			for (int i = 0; i < policies.size(); i++) {
-				if (policies.get(i).count() == CountMode.ALL) {
-					now.add(acquisitions.get(i));
-					decisions.add(null);
-				}
-				else {
-					Decision checked = this.store.check(acquisitions.get(i));
-					checksPass &= checked.isAllowed();
-					decisions.add(checked);
-				}
+				((policies.get(i).count() == CountMode.ALL) ? now : later).add(acquisitions.get(i));
 			}
+			if (later.isEmpty()) {
+				return this.store.tryAcquireAll(acquisitions);
+			}
+			List<Decision> checked = this.store.checkAll(later);
+			List<Decision> taken = List.of();
 			if (!now.isEmpty()) {
-				List<Decision> taken = checksPass ? this.store.tryAcquireAll(now) : checkAll(now);
-				int next = 0;
-				for (int i = 0; i < decisions.size(); i++) {
-					if (decisions.get(i) == null) {
-						decisions.set(i, taken.get(next++));
-					}
-				}
+				taken = checked.stream().allMatch(Decision::isAllowed) ? this.store.tryAcquireAll(now)
+						: this.store.checkAll(now);
+			}
+			List<Decision> decisions = new ArrayList<>(policies.size());
+			int nextLater = 0;
+			int nextNow = 0;
+			for (RateLimitPolicy policy : policies) {
+				decisions.add((policy.count() == CountMode.ALL) ? taken.get(nextNow++) : checked.get(nextLater++));
 			}
 			return decisions;
 		}
@@ -288,19 +298,23 @@ public final class RequestLimiter {
 		}
 	}
 
-	private List<Decision> checkAll(List<Acquisition> acquisitions) {
-		List<Decision> decisions = new ArrayList<>(acquisitions.size());
-		for (Acquisition acquisition : acquisitions) {
-			decisions.add(this.store.check(acquisition));
+	private static boolean anyShadow(List<RateLimitPolicy> policies) {
+		for (RateLimitPolicy policy : policies) {
+			if (policy.shadow()) {
+				return true;
+			}
 		}
-		return decisions;
+		return false;
 	}
 
 	private static List<RateLimitResult.Deferred> deferred(List<RateLimitPolicy> policies,
 			List<Acquisition> acquisitions, List<Decision> decisions) {
-		List<RateLimitResult.Deferred> deferred = new ArrayList<>(0);
+		List<RateLimitResult.Deferred> deferred = List.of();
 		for (int i = 0; i < policies.size(); i++) {
 			if (policies.get(i).count() != CountMode.ALL && decisions.get(i).isAllowed()) {
+				if (deferred.isEmpty()) {
+					deferred = new ArrayList<>(policies.size());
+				}
 				deferred.add(new RateLimitResult.Deferred(policies.get(i), acquisitions.get(i)));
 			}
 		}

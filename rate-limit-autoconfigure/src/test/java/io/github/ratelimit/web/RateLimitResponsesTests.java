@@ -1,10 +1,19 @@
 package io.github.ratelimit.web;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.PropertyNamingStrategy;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.converter.StringHttpMessageConverter;
+import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
@@ -66,6 +75,34 @@ class RateLimitResponsesTests {
 		assertThat(response.getContentAsString()).contains("\"violated-policies\":[\"we\\\"ird\\\\name\\u0001\"]")
 			.contains("\"instance\":\"/a%20b/%22c%22\"");
 		assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
+	}
+
+	@Test
+	void theApplicationsJsonLibraryWritesTheProblemWithRfcMemberNamesWhateverItsNamingStrategy() throws Exception {
+		RateLimitResult result = new RateLimitResult(List.of(policy("api")), List.of(Decision.rejected(1, 0, 5, 1)));
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/x");
+		MockHttpServletResponse plain = new MockHttpServletResponse();
+		new ProblemDetailRejectionHandler().reject(request, plain, result);
+		for (PropertyNamingStrategy strategy : List.of(PropertyNamingStrategies.UPPER_CAMEL_CASE,
+				PropertyNamingStrategies.SNAKE_CASE, PropertyNamingStrategies.KEBAB_CASE)) {
+			JsonMapper mapper = JsonMapper.builder()
+				.propertyNamingStrategy(strategy)
+				.enable(SerializationFeature.INDENT_OUTPUT)
+				.build();
+			MockHttpServletResponse response = new MockHttpServletResponse();
+			new ProblemDetailRejectionHandler(() -> List.of(new StringHttpMessageConverter(),
+					new JacksonJsonHttpMessageConverter(mapper))).reject(request, response, result);
+			assertThat(response.getStatus()).isEqualTo(429);
+			assertThat(response.getContentType()).isEqualTo("application/problem+json");
+			assertThat(response.getHeader("Cache-Control")).isEqualTo("no-store");
+			String body = response.getContentAsString();
+			assertThat(body).as("written by the application's mapper (indented)").contains("\n");
+			Map<String, Object> members = JsonMapper.builder().build().readValue(body, LinkedHashMap.class);
+			assertThat(members).as(strategy.getClass().getSimpleName())
+				.isEqualTo(JsonMapper.builder().build().readValue(plain.getContentAsString(), LinkedHashMap.class));
+			assertThat(members.keySet()).containsExactly("type", "title", "status", "detail", "instance",
+					"violated-policies");
+		}
 	}
 
 	@Test

@@ -60,6 +60,20 @@ public final class FixedWindow implements LimiterState {
 	}
 
 	@Override
+	public synchronized @Nullable Decision check(long nowNanos, long cost) {
+		if (this.retired) {
+			return null;
+		}
+		roll(nowNanos);
+		long max = this.limit.limit();
+		if (this.count + cost > max) {
+			long untilEnd = this.windowEnd - nowNanos;
+			return Decision.rejected(max, Math.max(0, max - this.count), untilEnd, untilEnd, untilEnd);
+		}
+		return peekLocked(nowNanos);
+	}
+
+	@Override
 	public synchronized @Nullable Decision release(long nowNanos, long cost) {
 		if (this.retired) {
 			return null;

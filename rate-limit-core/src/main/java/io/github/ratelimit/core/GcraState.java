@@ -70,11 +70,31 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	@Override
-	public final @Nullable Decision peek(long nowNanos) {
+	public final @Nullable Decision check(long nowNanos, long cost) {
+		// As the meter decides (no wait), on one read of tat: the buckets agree when nothing waits.
+		long interval = this.limit.emissionIntervalNanos();
+		long tolerance = this.limit.toleranceNanos();
 		long tat = (long) TAT.getVolatile(this);
 		if (tat == RETIRED) {
 			return null;
 		}
+		long base = Math.max(tat, nowNanos);
+		long used = base + cost * interval - nowNanos;
+		if (used > tolerance) {
+			long available = (tolerance - (base - nowNanos)) / interval;
+			return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
+					untilNext(base - nowNanos), used - tolerance);
+		}
+		return allowedAt(tat, nowNanos);
+	}
+
+	@Override
+	public final @Nullable Decision peek(long nowNanos) {
+		long tat = (long) TAT.getVolatile(this);
+		return (tat == RETIRED) ? null : allowedAt(tat, nowNanos);
+	}
+
+	private Decision allowedAt(long tat, long nowNanos) {
 		long used = Math.max(0, tat - nowNanos);
 		return Decision.allowed(this.limit.limit(),
 				Math.max(0, (this.limit.toleranceNanos() - used) / this.limit.emissionIntervalNanos()), used,

@@ -32,6 +32,17 @@ public interface LimiterState {
 	@Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos);
 
 	/**
+	 * Tells whether {@code cost} tokens are available now, without taking them: for budgets that count a
+	 * request only once its response is known.
+	 * @param nowNanos the current time (epoch nanoseconds)
+	 * @param cost the tokens the request would take; positive and at most the burst
+	 * @return when they are available, the state as it reads now (nothing taken, as {@link #peek(long)});
+	 * otherwise the rejection {@link #tryAcquire(long, long, long)} would give without waiting;
+	 * {@code null} when retired
+	 */
+	@Nullable Decision check(long nowNanos, long cost);
+
+	/**
 	 * Gives back tokens taken by {@link #tryAcquire(long, long, long)}, for a request another limit rejected.
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @param cost the tokens to give back

@@ -26,15 +26,31 @@ public interface RateLimitStore {
 
 	/**
 	 * Tells whether tokens are available without taking them, for budgets that count a request only
-	 * once its response is known. The default takes and gives back, so a concurrent request may
-	 * briefly see the tokens as taken (it can be rejected, never wrongly allowed).
+	 * once its response is known. The stores of this project read without writing (one call); this
+	 * default, for other stores, takes and gives back, so a concurrent request may briefly see the
+	 * tokens as taken (it can be rejected, never wrongly allowed).
 	 * @param acquisition which budget, how much
-	 * @return what {@link #tryAcquire(Acquisition)} would answer now; nothing is taken
+	 * @return when the tokens are available, the budget as it reads now (nothing taken); otherwise the
+	 * rejection {@link #tryAcquire(Acquisition)} would give
 	 */
 	default Decision check(Acquisition acquisition) {
 		Decision decision = tryAcquire(new Acquisition(acquisition.limitId(), acquisition.limit(), acquisition.key(),
 				acquisition.cost()));
 		return decision.isAllowed() ? release(acquisition) : decision;
+	}
+
+	/**
+	 * Checks several budgets without taking anything, as {@link #check(Acquisition)} does for one; a
+	 * store may answer them all in one call.
+	 * @param acquisitions the budgets
+	 * @return one decision per acquisition, in the same order
+	 */
+	default List<Decision> checkAll(List<Acquisition> acquisitions) {
+		List<Decision> decisions = new ArrayList<>(acquisitions.size());
+		for (Acquisition acquisition : acquisitions) {
+			decisions.add(check(acquisition));
+		}
+		return decisions;
 	}
 
 	/**

@@ -65,6 +65,22 @@ public final class SlidingWindowCounter implements LimiterState {
 	}
 
 	@Override
+	public synchronized @Nullable Decision check(long nowNanos, long cost) {
+		if (this.retired) {
+			return null;
+		}
+		roll(nowNanos);
+		long max = this.limit.limit();
+		long p = this.period;
+		long overlap = overlap(nowNanos);
+		if (this.previous * overlap + (this.current + cost) * p > max * p) {
+			return Decision.rejected(max, remaining(overlap), reset(overlap), untilRoomFor(overlap, cost),
+					untilRoomFor(overlap, cost));
+		}
+		return Decision.allowed(max, remaining(overlap), reset(overlap), next(overlap, cost));
+	}
+
+	@Override
 	public synchronized @Nullable Decision release(long nowNanos, long cost) {
 		if (this.retired) {
 			return null;

@@ -71,6 +71,21 @@ public final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
+	public synchronized @Nullable Decision check(long nowNanos, long cost) {
+		if (this.retired) {
+			return null;
+		}
+		expire(nowNanos);
+		long max = this.limit.limit();
+		if (this.size + cost > max) {
+			long oldestToLeave = at((int) Math.min(this.size - 1, this.size + cost - max - 1));
+			return Decision.rejected(max, Math.max(0, max - this.size), newest() + this.period - nowNanos,
+					untilOldestLeaves(nowNanos), oldestToLeave + this.period - nowNanos);
+		}
+		return peek(nowNanos);
+	}
+
+	@Override
 	public synchronized @Nullable Decision release(long nowNanos, long cost) {
 		if (this.retired) {
 			return null;

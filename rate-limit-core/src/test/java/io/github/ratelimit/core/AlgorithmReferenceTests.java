@@ -46,6 +46,10 @@ class AlgorithmReferenceTests {
 				clock.advanceNanos(gap);
 				long now = clock.nanos();
 				long cost = 1 + random.nextInt((int) Math.min(limit.burst(), 3));
+				if (random.nextInt(3) == 0) {
+					assertThat(state.check(now, cost)).as("check, %s run %d step %d", limit, run, step)
+						.isEqualTo(reference.check(now, cost));
+				}
 				Decision actual = state.tryAcquire(now, cost, 0);
 				Decision expected = reference.decide(now, cost);
 				assertThat(actual).as("%s run %d step %d", limit, run, step).isEqualTo(expected);
@@ -89,6 +93,15 @@ class AlgorithmReferenceTests {
 				admit(now, cost);
 				return Decision.allowed(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
 						next(now, cost));
+			}
+			return Decision.rejected(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
+					next(now, cost), firstInstant(now, (t) -> fits(t, cost)));
+		}
+
+		/** What a request would be told without being admitted: the state as it is, or the rejection. */
+		Decision check(long now, long cost) {
+			if (fits(now, cost)) {
+				return peek(now, cost);
 			}
 			return Decision.rejected(this.limit.limit(), remaining(now), firstInstant(now, (t) -> empty(t)),
 					next(now, cost), firstInstant(now, (t) -> fits(t, cost)));

@@ -14,7 +14,8 @@ import io.github.ratelimit.core.Algorithm;
 /**
  * The Lua scripts, one per {@link Algorithm} (found by its id: {@code lua/<id>.lua}) plus one that
  * holds them all for requests whose limits use different algorithms. Each script is the shared
- * prelude, the algorithm(s), and the driver that reads the arguments. Immutable.
+ * prelude, the algorithm(s), and the driver that reads the arguments. A last one, {@code check.lua}
+ * after every algorithm, checks budgets without writing. Immutable.
  */
 final class LuaScripts {
 
@@ -24,9 +25,12 @@ final class LuaScripts {
 
 	private final LuaScript combined;
 
-	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined) {
+	private final LuaScript check;
+
+	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check) {
 		this.byAlgorithm = byAlgorithm;
 		this.combined = combined;
+		this.check = check;
 	}
 
 	/**
@@ -44,7 +48,8 @@ final class LuaScripts {
 			byAlgorithm.put(algorithm, LuaScript.of(algorithm.id(), prelude + source + driver));
 			all.append(source);
 		}
-		return new LuaScripts(byAlgorithm, LuaScript.of("combined", all + driver));
+		return new LuaScripts(byAlgorithm, LuaScript.of("combined", all + driver),
+				LuaScript.of("check", all + read("check.lua")));
 	}
 
 	/**
@@ -65,11 +70,17 @@ final class LuaScripts {
 	List<LuaScript> all() {
 		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
 		all.add(this.combined);
+		all.add(this.check);
 		return all;
 	}
 
 	LuaScript forAlgorithm(Algorithm algorithm) {
 		return this.byAlgorithm.get(algorithm);
+	}
+
+	/** The read-only script that checks acquisitions of any algorithms without taking anything. */
+	LuaScript check() {
+		return this.check;
 	}
 
 	LuaScript combined() {

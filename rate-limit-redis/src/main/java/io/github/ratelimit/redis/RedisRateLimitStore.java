@@ -107,6 +107,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private static final byte[] RELEASE = bytes("release");
 
+	/** Read-only: the check script, which writes nothing. */
+	private static final byte[] CHECK = bytes("check");
+
 	/** Not a script operation: a release of nothing, which every algorithm answers without a change. */
 	private static final byte[] PEEK = bytes("peek");
 
@@ -229,6 +232,32 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	public Decision release(Acquisition acquisition) {
 		this.rejections.drop(acquisition.limitId(), acquisition.key());
 		return decide(List.of(acquisition), RELEASE, deadline()).get(0);
+	}
+
+	/**
+	 * Checks a budget without taking anything: one call of a read-only script.
+	 */
+	@Override
+	public Decision check(Acquisition acquisition) {
+		return decide(List.of(acquisition), CHECK, deadline()).get(0);
+	}
+
+	/**
+	 * Checks several budgets without taking anything: one call of a read-only script when Redis is not
+	 * a cluster or all keys share a hash slot, else one call per budget. All calls together wait at
+	 * most {@code timeout}.
+	 */
+	@Override
+	public List<Decision> checkAll(List<Acquisition> acquisitions) {
+		long deadline = deadline();
+		if (acquisitions.size() <= 1 || !this.clustered || sameSlot(acquisitions)) {
+			return decide(acquisitions, CHECK, deadline);
+		}
+		List<Decision> decisions = new ArrayList<>(acquisitions.size());
+		for (Acquisition acquisition : acquisitions) {
+			decisions.add(decide(List.of(acquisition), CHECK, deadline).get(0));
+		}
+		return decisions;
 	}
 
 	/**
@@ -423,7 +452,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		// tokens taken anyway is given back. A late release or peek is harmless.
 		boolean acquire = op == ACQUIRE;
 		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
-		LuaScript script = this.scripts.forAcquisitions(acquisitions);
+		LuaScript script = (op == CHECK) ? this.scripts.check() : this.scripts.forAcquisitions(acquisitions);
 		List<Long> reply;
 		long sent = System.nanoTime();
 		try {
@@ -711,6 +740,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.fallbacks.increment();
 		boolean release = op == RELEASE || op == PEEK;
 		if (this.onFailure == OnFailure.LOCAL) {
+			if (op == CHECK) {
+				return this.localStore.checkAll(acquisitions);
+			}
 			if (op == PEEK) {
 				return List.of(this.localStore.peek(acquisitions.get(0)));
 			}
@@ -724,7 +756,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		for (Acquisition acquisition : acquisitions) {
 			Limit limit = acquisition.limit();
 			if (release || this.onFailure == OnFailure.ALLOW) {
-				long remaining = release ? limit.burst() : limit.burst() - acquisition.cost();
+				long remaining = (release || op == CHECK) ? limit.burst() : limit.burst() - acquisition.cost();
 				decisions.add(Decision.allowed(limit.limit(), remaining, 0));
 			}
 			else {

@@ -107,7 +107,8 @@ class RedisLateChargeTests {
 		}
 		assertThat(store.tryAcquire(ACQUISITION).remaining()).isEqualTo(9);
 		assertThat(store.tryAcquire(ACQUISITION).remaining()).isEqualTo(8);
-		redis.commands().clientPause(1_000);
+		// Long enough that the 4 calls below all time out inside it, even on a starved CPU.
+		redis.commands().clientPause(3_000);
 		List<Decision> decisions = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			decisions.add(store.tryAcquire(ACQUISITION));

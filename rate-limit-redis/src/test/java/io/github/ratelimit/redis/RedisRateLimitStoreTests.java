@@ -53,6 +53,24 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void aCheckReadsWithoutWritingAndCreatesNoKey() {
+		Acquisition alice = new Acquisition("login", PER_MINUTE, "user:alice", 2);
+		Decision fresh = this.store.check(alice);
+		assertThat(fresh.isAllowed()).isTrue();
+		assertThat(fresh.remaining()).as("nothing taken").isEqualTo(5);
+		assertThat(redis.commands().keys("*")).as("no key for a check").isEmpty();
+		this.store.tryAcquire(alice);
+		this.store.tryAcquire(alice);
+		assertThat(this.store.check(alice).remaining()).isEqualTo(1);
+		Decision rejected = this.store.check(alice);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.retryAfterNanos()).isPositive();
+		Acquisition bob = new Acquisition("login", ONE_PER_MINUTE, "user:bob", 1);
+		assertThat(this.store.checkAll(List.of(alice, bob))).extracting(Decision::isAllowed).containsExactly(false, true);
+		assertThat(this.store.peek(alice).remaining()).isEqualTo(1);
+	}
+
+	@Test
 	void keysCarryAHashTagAndExpireWhenTheStateIsFreshAgain() {
 		Limit limit = Limit.builder().limit(10).period(Duration.ofSeconds(10)).build();
 		Decision decision = this.store.tryAcquire(new Acquisition("api", limit, "ip:10.0.0.1", 5));

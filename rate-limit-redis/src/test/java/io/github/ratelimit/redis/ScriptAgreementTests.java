@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.fail;
  * Every algorithm's Lua script decides exactly like its Java {@link LimiterState}, field by field,
  * on randomised request sequences (fixed seeds) at the same microsecond-aligned times: single
  * acquisitions with and without a maximum wait, releases, and all-or-nothing acquisitions of several
- * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default.
+ * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default, and
+ * read-only checks of one or several limits (which must leave every key as it was).
  * <p>
  * Redis expires keys on its own, real, clock; the test's clock jumps. With a test clock the scripts
  * give keys an extra hour, so the test reads each key's TTL after every call that wrote it (there
@@ -81,7 +82,8 @@ class ScriptAgreementTests {
 			Random random = new Random(4_000L + 31L * sequence + algorithm.ordinal());
 			run(List.of(randomLimit(algorithm, random), randomLimit(algorithm, random)), random, sequence);
 		}
-		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll", "expired");
+		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "rejectedAll", "expired",
+				"checkAllowed", "checkRejected");
 		if (algorithm.canDelay()) {
 			assertThat(this.outcomes).containsKey("delayed");
 		}
@@ -165,7 +167,21 @@ class ScriptAgreementTests {
 			List<Decision> actual;
 			String what;
 			long callStart = System.nanoTime();
-			if (op == 8 && random.nextBoolean()) {
+			if (op == 7 || (op == 1 && random.nextBoolean())) {
+				what = "check " + acquisitions.stream().map(ScriptAgreementTests::describe).toList();
+				int movesBefore = java.moves;
+				expected = acquisitions.stream()
+					.map((acquisition) -> java.state(acquisition).check(java.nowNanos, acquisition.cost()))
+					.toList();
+				List<String> before = dumps(acquisitions);
+				actual = (count > 1) ? this.store.checkAll(acquisitions) : List.of(this.store.check(acquisitions.get(0)));
+				// A check writes back only a move to a changed limit, and a log's trim (which changes no decision).
+				if (java.moves == movesBefore && !algorithm.contains(Algorithm.SLIDING_WINDOW_LOG.id())) {
+					assertThat(dumps(acquisitions)).as("a check writes nothing").isEqualTo(before);
+				}
+				op = -1;
+			}
+			else if (op == 8 && random.nextBoolean()) {
 				what = "peek " + describe(acquisitions.get(0));
 				expected = List.of(java.state(acquisitions.get(0)).peek(java.nowNanos));
 				actual = List.of(this.store.peek(acquisitions.get(0)));
@@ -241,12 +257,23 @@ class ScriptAgreementTests {
 		});
 	}
 
+	/** Each key's serialized value and expiry time (Redis 7's PEXPIRETIME), as text. */
+	private List<String> dumps(List<Acquisition> acquisitions) {
+		List<String> dumps = new ArrayList<>();
+		for (Acquisition acquisition : acquisitions) {
+			String key = this.store.redisKey(acquisition.limitId(), acquisition.key());
+			byte[] value = redis.binaryCommands().dump(key.getBytes(StandardCharsets.UTF_8));
+			dumps.add(Arrays.toString(value) + " expires at " + redis.commands().pexpiretime(key));
+		}
+		return dumps;
+	}
+
 	private record Expiry(Acquisition acquisition, long atMicros, byte[] value, long ttl) {
 	}
 
 	private void count(int op, List<Decision> decisions) {
 		boolean rejected = decisions.stream().anyMatch((decision) -> !decision.isAllowed());
-		String outcome = (op == 9) ? "released" : (op == 8) ? "peeked" : (decisions.size() > 1 && rejected) ? "rejectedAll"
+		String outcome = (op == -1) ? (rejected ? "checkRejected" : "checkAllowed") : (op == 9) ? "released" : (op == 8) ? "peeked" : (decisions.size() > 1 && rejected) ? "rejectedAll"
 				: rejected ? "rejected" : decisions.stream().anyMatch((decision) -> decision.waitNanos() > 0) ? "delayed"
 						: "allowed";
 		this.outcomes.merge(outcome, 1, Integer::sum);

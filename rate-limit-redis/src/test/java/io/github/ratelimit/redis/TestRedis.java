@@ -58,6 +58,33 @@ public final class TestRedis implements AutoCloseable {
 		run((connection) -> connection.sync().flushall());
 	}
 
+	/**
+	 * Returns how many times each command ran since the last {@link #resetStats()}, from
+	 * {@code INFO commandstats} (commands that scripts call count too).
+	 * @return calls by lower-case command name, e.g. {@code evalsha}
+	 */
+	public java.util.Map<String, Long> commandCalls() {
+		String info = run((connection) -> connection.sync().info("commandstats"));
+		java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("cmdstat_")) {
+				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+				String stats = line.substring(line.indexOf(':') + 1);
+				for (String stat : stats.split(",")) {
+					if (stat.startsWith("calls=")) {
+						calls.put(name, Long.parseLong(stat.substring("calls=".length())));
+					}
+				}
+			}
+		}
+		return calls;
+	}
+
+	/** Zeroes the command statistics ({@code CONFIG RESETSTAT}). */
+	public void resetStats() {
+		run((connection) -> connection.sync().configResetstat());
+	}
+
 	public List<String> keys() {
 		return run((connection) -> connection.sync().keys("*"));
 	}

@@ -107,6 +107,35 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		return decide(acquisition, true, ACQUIRE);
 	}
 
+	/**
+	 * Checks a budget without taking anything: one read, no write, and no state created for a key the
+	 * table does not track (a check never makes the store grow). Such a key reads as its overflow
+	 * budget, which is what would judge it unless it is fresh (and then a new state would answer alike).
+	 */
+	@Override
+	public Decision check(Acquisition acquisition) {
+		Table table = table(acquisition.limitId());
+		String key = acquisition.key();
+		while (true) {
+			LimiterState state = table.states.getIfPresent(key);
+			if (state != null) {
+				// Of another limit (a plan or a runtime change): moved first, as an acquisition would.
+				state = table.current(key, state, acquisition.limit(), this.clock);
+			}
+			else {
+				// Expired while another thread still holds it: that state is the key's budget.
+				state = table.removedButReachable.getIfPresent(key);
+			}
+			if (state == null) {
+				state = table.overflow(key, acquisition.limit());
+			}
+			Decision decision = state.check(this.clock.nanos(), acquisition.cost());
+			if (decision != null) {
+				return decision;
+			}
+		}
+	}
+
 	@Override
 	public Decision release(Acquisition acquisition) {
 		return decide(acquisition, false, RELEASE);

@@ -198,6 +198,23 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void checkTakesNothingAndCreatesNoState() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 2);
+		for (int i = 0; i < 5; i++) {
+			Decision checked = this.store.check(alice);
+			assertThat(checked.isAllowed()).isTrue();
+			assertThat(checked.remaining()).as("nothing taken").isEqualTo(3);
+		}
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("a check of an unknown key stores nothing").isZero();
+		this.store.tryAcquire(alice);
+		Decision rejected = this.store.check(alice);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected).isEqualTo(this.store.tryAcquire(alice));
+		assertThat(this.store.peek(alice).remaining()).isEqualTo(1);
+	}
+
+	@Test
 	void resetMakesTheBudgetWhole() {
 		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
 		drain(alice);

@@ -82,6 +82,9 @@ end
 -- policy at run time), it is moved as GcraState#moveTo does: tat' = now + (tat - now) * T' / T
 -- (rounded up), so what was spent stays spent; the moved state is written back at once, with the TTL
 -- of its new interval. A bare "<tat>" (written before intervals were kept) is of the interval asked.
+-- Set by check.lua: a state of another interval (or period) is moved in memory only, not written back.
+local read_only = false
+
 local function gcra_write(key, now, p, tat)
   redis.call('SET', key, int(tat) .. ' ' .. int(p.interval), 'PX', ttl_ms(tat - now))
 end
@@ -99,14 +102,18 @@ local function gcra_read(key, now, p)
   interval = tonumber(interval)
   if interval ~= p.interval then
     if tat <= now then
-      redis.call('DEL', key)
+      if not read_only then
+        redis.call('DEL', key)
+      end
       return now
     end
     local used = tat - now
     local q = floordiv(used, interval)
     local r = used - q * interval
     tat = now + q * p.interval + math.ceil(r * p.interval / interval)
-    gcra_write(key, now, p, tat)
+    if not read_only then
+      gcra_write(key, now, p, tat)
+    end
   end
   return tat
 end

@@ -45,12 +45,16 @@ local function counter_read(key, now, period)
         return start, current, previous
       end
       if current == 0 and previous == 0 then
-        redis.call('DEL', key)
+        if not read_only then
+          redis.call('DEL', key)
+        end
       else
         local overlap = saved_period - math.max(0, now - start)
         local weighted = -floordiv(-(previous * overlap), saved_period)
         start, current, previous = floordiv(now, period) * period, weighted + current, 0
-        counter_write(key, now, period, start, current, previous)
+        if not read_only then
+          counter_write(key, now, period, start, current, previous)
+        end
         return start, current, previous
       end
     end

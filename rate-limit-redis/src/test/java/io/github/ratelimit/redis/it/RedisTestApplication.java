@@ -14,13 +14,16 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The application the end-to-end tests run, on the Redis store: {@code /limited} is limited by a
  * path rule (policy {@code api}, global key), {@code /double} by two policies at once (rules for
- * {@code api} and {@code strict}), {@code /free} not at all. Lettuce reconnects every 50 ms, so that
+ * {@code api} and {@code strict}), {@code /login?ok=} answers 200 or 401, {@code /free} is not limited. Lettuce reconnects every 50 ms, so that
  * tests that restart Redis need not wait for its default back-off.
  */
 @SpringBootApplication
@@ -30,6 +33,11 @@ public class RedisTestApplication {
 	@GetMapping({ "/limited", "/double", "/free" })
 	String hello() {
 		return "hello";
+	}
+
+	@GetMapping("/login")
+	ResponseEntity<String> login(@RequestParam boolean ok) {
+		return ok ? ResponseEntity.ok("welcome") : ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("no");
 	}
 
 	@Bean

@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -33,7 +31,8 @@ import io.github.ratelimit.web.RateLimitPolicyResolver;
  * and the annotated endpoints; {@code GET /{policy}/{key}} shows one key's budget;
  * {@code DELETE /{policy}/{key}} resets it (e.g. unlocks a user); {@code POST /{policy}} changes a named
  * policy's limit, period, burst and plans at run time, {@code DELETE /{policy}} returns it to its
- * configured values (both logged at INFO with the old and new values). Keys are written as the limiter
+ * configured values (both logged at INFO with the old and new values; with a store shared by every
+ * instance, such as Redis, kept there and applied by every instance). Keys are written as the limiter
  * stores them, with their source: {@code ip:203.0.113.7}, {@code ip:2001:db8:7:8::/64},
  * {@code param:alice}, {@code user:bob}; the key is the rest of the path, so a network key's
  * {@code /} needs no encoding. An unknown policy answers 404. {@code DELETE} changes state: protect
@@ -41,8 +40,6 @@ import io.github.ratelimit.web.RateLimitPolicyResolver;
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
-
-	private static final Log logger = LogFactory.getLog(RateLimitsEndpoint.class);
 
 	private final RateLimitPolicies policies;
 
@@ -141,45 +138,55 @@ public class RateLimitsEndpoint {
 	 * @param period the new period, e.g. {@code 1m}
 	 * @param burst the new capacity
 	 * @param plans the new plans, by name, each with {@code limit}, {@code period}, {@code burst}
-	 * @return the policy as it is now; 404 for an unknown policy; 400 naming the bad field
+	 * @return the policy as it is now; 404 for an unknown policy; 400 naming the bad field; 503 when the
+	 * store shared by every instance did not take the change (nothing changed)
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> change(@Selector String policy, @Nullable Object limit,
 			@Nullable Object period, @Nullable Object burst, @Nullable Object plans) {
-		RateLimitPolicy found = this.policies.get(policy);
-		if (found == null) {
+		if (this.policies.get(policy) == null) {
 			return notFound(policy);
 		}
 		String prefix = "rate-limit.policies." + policy;
+		RateLimitPolicy changed;
 		try {
-			RateLimitPolicy.Change change = PolicyChanges.read(prefix, limit, period, burst, plans);
-			String before = found.change(change);
-			logger.info("Rate limit policy '" + policy + "' changed at run time from " + before + " to "
-					+ found.describeInForce());
+			changed = this.policies.change(policy, PolicyChanges.read(prefix, limit, period, burst, plans));
 		}
 		catch (RateLimitConfigurationException ex) {
 			return PolicyChanges.badRequest(policy, prefix, ex);
 		}
-		return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+		catch (IllegalStateException ex) {
+			return notStored(policy, ex);
+		}
+		return (changed != null) ? new WebEndpointResponse<>(PolicyDescriptor.of(changed), WebEndpointResponse.STATUS_OK)
+				: notFound(policy);
 	}
 
 	/**
-	 * Returns a named policy to its configured values ({@code DELETE /{policy}}).
+	 * Returns a named policy to its configured values ({@code DELETE /{policy}}), on every instance with a
+	 * shared store.
 	 * @param policy the policy name
-	 * @return the policy as it is now; 404 for an unknown policy
+	 * @return the policy as it is now; 404 for an unknown policy; 503 when the shared store did not take it
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> restore(@Selector String policy) {
-		RateLimitPolicy found = this.policies.get(policy);
-		if (found == null) {
-			return notFound(policy);
+		RateLimitPolicy restored;
+		try {
+			restored = this.policies.restore(policy);
 		}
-		if (found.isOverridden()) {
-			String before = found.restore();
-			logger.info("Rate limit policy '" + policy + "' restored from " + before + " to its configured "
-					+ found.describeInForce());
+		catch (IllegalStateException ex) {
+			return notStored(policy, ex);
 		}
-		return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+		return (restored != null) ? new WebEndpointResponse<>(PolicyDescriptor.of(restored), WebEndpointResponse.STATUS_OK)
+				: notFound(policy);
+	}
+
+	private static WebEndpointResponse<Object> notStored(String policy, IllegalStateException ex) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("policy", policy);
+		body.put("message", ex.getMessage() + "; nothing was changed on this instance");
+		body.put("action", "Retry when the store answers; GET /actuator/ratelimits shows the values in force");
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}
 
 	private static WebEndpointResponse<Object> notFound(String policy) {

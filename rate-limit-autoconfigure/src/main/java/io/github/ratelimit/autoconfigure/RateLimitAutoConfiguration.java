@@ -39,6 +39,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.SharedPolicyOverrides;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.metrics.MicrometerDecisionRecorder;
 import io.github.ratelimit.web.AnnotatedEndpoints;
@@ -99,9 +100,14 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers,
-			Environment environment) {
+			Environment environment, ObjectProvider<RateLimitStore> store) {
 		ConfiguredLimits.checkPlanProperties(environment);
-		return ConfiguredLimits.policies(properties, keyResolvers);
+		RateLimitPolicies policies = ConfiguredLimits.policies(properties, keyResolvers);
+		// A store shared by every instance (Redis) keeps runtime changes for all of them.
+		if (store.getIfUnique() instanceof SharedPolicyOverrides overrides) {
+			policies.shareThrough(overrides);
+		}
+		return policies;
 	}
 
 	@Bean

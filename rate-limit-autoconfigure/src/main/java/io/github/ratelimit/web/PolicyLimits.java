@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,7 +19,8 @@ import io.github.ratelimit.core.Limit;
  */
 final class PolicyLimits {
 
-	private final RateLimitPolicy.Definition definition;
+	/** The configured values: from start-up, or from a refresh of the configuration. */
+	private volatile RateLimitPolicy.Definition definition;
 
 	private final Algorithm algorithm;
 
@@ -108,17 +110,67 @@ final class PolicyLimits {
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
 	synchronized InForce change(RateLimitPolicy.Change requested) {
+		return replace(merged(requested));
+	}
+
+	/** The change in force with the values {@code requested} sets replacing those of earlier changes. */
+	RateLimitPolicy.Change merged(RateLimitPolicy.Change requested) {
 		RateLimitPolicy.Change previous = this.change;
-		RateLimitPolicy.Change merged = (previous == null) ? requested : new RateLimitPolicy.Change(
+		return (previous == null) ? requested : new RateLimitPolicy.Change(
 				(requested.limit() != null) ? requested.limit() : previous.limit(),
 				(requested.period() != null) ? requested.period() : previous.period(),
 				(requested.burst() != null) ? requested.burst() : previous.burst(),
 				(requested.plans() != null) ? requested.plans() : previous.plans());
-		RateLimitPolicy.Definition base = this.definition;
+	}
+
+	/**
+	 * Puts a whole change in force (over the configured values, not merged with earlier changes), or
+	 * returns to the configured values for {@code null}; validated as at start-up.
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
+	 */
+	synchronized InForce replace(RateLimitPolicy.@Nullable Change change) {
+		InForce next = (change != null) ? resolve(this.definition, this.configuredPlans, change) : this.configured;
+		InForce before = this.inForce;
+		this.inForce = next;
+		this.change = change;
+		return before;
+	}
+
+	/** Returns to the configured values; returns what was in force before. */
+	synchronized InForce restore() {
+		return replace(null);
+	}
+
+	/**
+	 * Takes new configured values (a refreshed configuration): validated as at start-up, and the change
+	 * made at run time, if any, applied over them.
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
+	 */
+	synchronized InForce reconfigure(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst,
+			Map<String, RateLimitPolicy.Plan> plans) {
+		RateLimitPolicy.Definition old = this.definition;
+		RateLimitPolicy.Definition base = new RateLimitPolicy.Definition(old.id(), old.name(), old.originPrefix(),
+				old.annotation(), old.algorithm(), limit, period, burst, old.key(), old.cost(), old.onLimit(),
+				old.maxDelay(), old.count(), old.shadow());
+		InForce configured = resolve(base, plans, new RateLimitPolicy.Change(null, null, null, null));
+		InForce next = (this.change != null) ? resolve(base, plans, this.change) : configured;
+		InForce before = this.inForce;
+		this.definition = base;
+		this.configuredPlans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
+		this.configured = configured;
+		this.inForce = next;
+		return before;
+	}
+
+	/** Validates and builds the limits of {@code change} over the configured values {@code base}. */
+	private InForce resolve(RateLimitPolicy.Definition base, Map<String, RateLimitPolicy.Plan> basePlans,
+			RateLimitPolicy.Change change) {
 		RateLimitPolicy.Definition changed = new RateLimitPolicy.Definition(base.id(), base.name(), base.originPrefix(),
-				base.annotation(), base.algorithm(), (merged.limit() != null) ? merged.limit() : base.limit(),
-				(merged.period() != null) ? merged.period() : base.period(),
-				(merged.burst() != null) ? merged.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
+				base.annotation(), base.algorithm(), (change.limit() != null) ? change.limit() : base.limit(),
+				(change.period() != null) ? change.period() : base.period(),
+				(change.burst() != null) ? change.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
 				base.maxDelay(), base.count(), base.shadow());
 		Limit limit = RateLimitPolicy.limitOf(changed, this.algorithm);
 		long cost = this.highestCost.get();
@@ -127,19 +179,8 @@ final class PolicyLimits {
 					"the burst (" + limit.burst() + ") would be below the cost of a request (" + cost + ")",
 					"Raise the burst or the limit");
 		}
-		Map<String, Limit> plans = plans(changed, (merged.plans() != null) ? merged.plans() : this.configuredPlans);
-		InForce before = this.inForce;
-		this.inForce = new InForce(limit, plans);
-		this.change = merged;
-		return before;
-	}
-
-	/** Returns to the configured values; returns what was in force before. */
-	synchronized InForce restore() {
-		InForce before = this.inForce;
-		this.change = null;
-		this.inForce = this.configured;
-		return before;
+		Map<String, Limit> plans = plans(changed, (change.plans() != null) ? change.plans() : basePlans);
+		return new InForce(limit, plans);
 	}
 
 	/** Validates and builds the plans' limits, over the policy's values of {@code base}. */

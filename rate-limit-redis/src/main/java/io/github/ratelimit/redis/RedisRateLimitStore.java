@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -35,6 +36,7 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.SharedPolicyOverrides;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 /**
@@ -94,12 +96,18 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * call. A release or reset through this store drops it; one on another instance is seen within that
  * age. Only rejections are kept, so nothing is ever allowed without Redis.
  * <p>
+ * <b>Runtime changes of policies</b> ({@link SharedPolicyOverrides}) are kept in the hash
+ * {@code <keyPrefix>{overrides}} with the counter {@code <keyPrefix>{overrides}:version} (one slot, no
+ * TTL); each instance polls the counter every {@code overridesPollInterval} (1 s by default) and, when
+ * it moved, reads the hash and forgets every rejection it keeps. A reset of a key moves the counter
+ * too, so within that interval no instance keeps a rejection of a key that was reset elsewhere.
+ * <p>
  * <b>Start-up.</b> {@link Builder#build()} waits (at most a second) for one call that connects and
  * reads a key: refused credentials are logged as an ERROR naming {@code spring.data.redis.username}
  * and {@code password}, an unreachable Redis as a WARN; with {@link Builder#failFast(boolean)} both
  * fail the build.
  */
-public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
+public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOverrides, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
@@ -182,6 +190,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final Coalescer coalescer;
 
+	private final RedisOverrides overrides;
+
 	/** Gives back what late replies took: one thread, a bounded queue (an outage must not pile up work). */
 	private final ThreadPoolExecutor compensator = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
 			new ArrayBlockingQueue<>(4096), (runnable) -> {
@@ -208,6 +218,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.coalescing = builder.coalescing;
 		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos);
 		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
+		this.overrides = new RedisOverrides(builder.connectionFactory, builder.keyPrefix, builder.overridesPollInterval,
+				this.rejections::clear);
 		runner.warmUp(this.scripts.all());
 		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
 	}
@@ -289,6 +301,33 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			this.errors.increment();
 			throw new IllegalStateException("Cannot reset " + redisKey(limitId, key) + ": Redis did not answer", ex);
 		}
+		// Tokens came back: every instance forgets its rejections within the poll interval.
+		this.overrides.touch();
+	}
+
+	/**
+	 * Stores a runtime change of a policy in Redis ({@code <keyPrefix>{overrides}}), for every instance.
+	 */
+	@Override
+	public void storeOverride(String policy, @Nullable String value) {
+		this.overrides.store(policy, value);
+	}
+
+	/**
+	 * Reads the runtime changes kept in Redis now (waiting at most 2 s), then polls for changes every
+	 * {@code overridesPollInterval}.
+	 */
+	@Override
+	public void listenToOverrides(Consumer<Map<String, String>> listener) {
+		this.overrides.listen(listener);
+	}
+
+	/**
+	 * Returns the Redis key of the hash that keeps runtime changes of policies.
+	 * @return {@code <keyPrefix>{overrides}}
+	 */
+	String overridesKey() {
+		return this.overrides.hashKey();
 	}
 
 	/**
@@ -420,6 +459,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	@Override
 	public void close() {
+		this.overrides.close();
 		this.compensator.shutdown();
 		try {
 			this.compensator.awaitTermination(this.timeoutNanos * 2, TimeUnit.NANOSECONDS);
@@ -930,6 +970,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private boolean coalescing = true;
 
+		private Duration overridesPollInterval = Duration.ofSeconds(1);
+
 		private @Nullable LongSupplier nowMicros;
 
 		private Builder(RedisConnectionFactory connectionFactory) {
@@ -1037,6 +1079,18 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 
 		/**
+		 * Sets how often the store looks for runtime changes of policies made on other instances (and resets
+		 * of keys, which drop cached rejections): one {@code GET} of a counter per interval (1 s when not
+		 * called).
+		 * @param pollInterval positive
+		 * @return this builder
+		 */
+		public Builder overridesPollInterval(Duration pollInterval) {
+			this.overridesPollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+			return this;
+		}
+
+		/**
 		 * Makes {@link #build()} fail when Redis refuses the credentials or does not answer within 10 s (off
 		 * when not called: such an answer is logged, as an ERROR for credentials, and on-failure decides until
 		 * Redis answers).
@@ -1079,6 +1133,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			if (this.rejectionCacheMaxAge.isNegative()) {
 				throw new IllegalArgumentException("rejection cache max age must be zero or positive, was "
 						+ this.rejectionCacheMaxAge);
+			}
+			if (this.overridesPollInterval.isNegative() || this.overridesPollInterval.isZero()) {
+				throw new IllegalArgumentException("overrides poll interval must be positive, was "
+						+ this.overridesPollInterval);
 			}
 			if (this.threads < 1) {
 				throw new IllegalArgumentException("threads must be positive, was " + this.threads);

@@ -16,8 +16,9 @@ import io.github.ratelimit.core.Limit;
  * the same limit and at least the rejected cost is rejected until the tokens the rejection waited for
  * are back, unless tokens come back earlier (a release, a reset, a changed limit). A release or reset
  * through this store, or a request under another limit (a raised limit, a plan change), drops the
- * entry at once; one made on another instance is seen here within {@code maxAge}, when the entry
- * expires.
+ * entry at once; a reset or a change of a policy on another instance drops every entry when the store
+ * next polls the overrides counter ({@link #clear()}), and anything else made elsewhere is seen here
+ * within {@code maxAge}, when the entry expires.
  * <p>
  * Times are the local {@link System#nanoTime()}: an entry holds until the call's send time plus the
  * Retry-After less a margin, which is never later than the instant Redis' answer holds until (the
@@ -113,6 +114,11 @@ final class RejectionCache {
 	 */
 	void drop(String limitId, String key) {
 		this.entries.remove(new Key(limitId, key));
+	}
+
+	/** Drops every entry: tokens may have come back anywhere (a reset or a change on another instance). */
+	void clear() {
+		this.entries.clear();
 	}
 
 	int size() {

@@ -60,6 +60,7 @@ public final class RedisRateLimitAutoConfiguration {
 		}
 		positive(properties.getTimeout(), PREFIX + ".timeout", "e.g. 100ms");
 		positive(properties.getBreaker().getProbeInterval(), PREFIX + ".breaker.probe-interval", "e.g. 1s");
+		positive(properties.getOverridesPollInterval(), PREFIX + ".overrides-poll-interval", "e.g. 1s");
 		if (properties.getBreaker().getFailureThreshold() < 1) {
 			throw new RateLimitConfigurationException(PREFIX + ".breaker.failure-threshold",
 					"failure-threshold must be at least 1, was " + properties.getBreaker().getFailureThreshold(),
@@ -77,6 +78,7 @@ public final class RedisRateLimitAutoConfiguration {
 			.failFast(properties.isFailFast())
 			.rejectionCache(properties.getRejectionCache())
 			.coalescing(properties.isCoalescing())
+			.overridesPollInterval(properties.getOverridesPollInterval())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
 			long maximumSize = Binder.get(environment)

@@ -50,6 +50,12 @@ public class RedisRateLimitProperties {
 	private boolean coalescing = true;
 
 	/**
+	 * How often each instance reads whether a policy was changed at run time (or a key reset) on another
+	 * instance: one GET of a counter; a change reaches every instance within this delay.
+	 */
+	private Duration overridesPollInterval = Duration.ofSeconds(1);
+
+	/**
 	 * The breaker that stops waiting for a Redis that keeps failing.
 	 */
 	private final Breaker breaker = new Breaker();
@@ -100,6 +106,14 @@ public class RedisRateLimitProperties {
 
 	public void setCoalescing(boolean coalescing) {
 		this.coalescing = coalescing;
+	}
+
+	public Duration getOverridesPollInterval() {
+		return this.overridesPollInterval;
+	}
+
+	public void setOverridesPollInterval(Duration overridesPollInterval) {
+		this.overridesPollInterval = overridesPollInterval;
 	}
 
 	public Breaker getBreaker() {

@@ -1,0 +1,224 @@
+package io.github.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+
+/**
+ * The runtime changes of policies, kept in Redis for every instance: a hash {@code <prefix>{overrides}}
+ * (policy name to its values) and a counter {@code <prefix>{overrides}:version}, one hash tag, so both
+ * sit in one slot of a cluster and one script writes both. Neither has a TTL: they hold what operators
+ * set, and are small. Every write of the hash increments the counter, and so does a reset of a key;
+ * each instance polls the counter (one {@code GET}) every {@code pollInterval}, and when it moved,
+ * reads the hash, hands it to the listener and forgets the rejections it keeps (tokens may have come
+ * back). Redis calls run on two daemon threads of their own (one polls, one writes), so a slow Redis
+ * never holds a request; callers wait a bounded time. A poll that fails is logged once (WARN), its
+ * recovery once (INFO); meanwhile the last values stay in force. Thread-safe.
+ */
+final class RedisOverrides implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisOverrides.class);
+
+	/** How long a write (or the first read at start-up) is waited for. */
+	static final Duration WAIT = Duration.ofSeconds(2);
+
+	private static final byte[] WRITE = ("if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) "
+			+ "else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end return redis.call('INCR', KEYS[2])")
+		.getBytes(StandardCharsets.UTF_8);
+
+	private final RedisConnectionFactory factory;
+
+	private final byte[] hashKey;
+
+	private final byte[] versionKey;
+
+	private final long pollIntervalNanos;
+
+	private final Runnable onChange;
+
+	private final ScheduledExecutorService poller;
+
+	private final ScheduledExecutorService writer;
+
+	private final AtomicBoolean failing = new AtomicBoolean();
+
+	private final AtomicBoolean started = new AtomicBoolean();
+
+	/** The counter last read; {@code null} until a read succeeds. Poll thread only (and start-up, before polls). */
+	private volatile @Nullable Long version;
+
+	private volatile @Nullable Consumer<Map<String, String>> listener;
+
+	/**
+	 * @param factory the application's connections
+	 * @param keyPrefix the store's key prefix
+	 * @param pollInterval how often the counter is read
+	 * @param onChange run when the counter moved (before the listener): drops cached rejections
+	 */
+	RedisOverrides(RedisConnectionFactory factory, String keyPrefix, Duration pollInterval, Runnable onChange) {
+		this.factory = factory;
+		this.hashKey = (keyPrefix + "{overrides}").getBytes(StandardCharsets.UTF_8);
+		this.versionKey = (keyPrefix + "{overrides}:version").getBytes(StandardCharsets.UTF_8);
+		this.pollIntervalNanos = pollInterval.toNanos();
+		this.onChange = onChange;
+		this.poller = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides"));
+		this.writer = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides-write"));
+	}
+
+	private static Thread daemon(Runnable runnable, String name) {
+		Thread thread = new Thread(runnable, name);
+		thread.setDaemon(true);
+		return thread;
+	}
+
+	String hashKey() {
+		return new String(this.hashKey, StandardCharsets.UTF_8);
+	}
+
+	String versionKey() {
+		return new String(this.versionKey, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Writes (or, for {@code null}, removes) one policy's values and moves the counter, in one script.
+	 * @throws IllegalStateException when Redis did not confirm within {@link #WAIT}
+	 */
+	void store(String policy, @Nullable String value) {
+		byte[] field = policy.getBytes(StandardCharsets.UTF_8);
+		byte[] bytes = (value != null) ? value.getBytes(StandardCharsets.UTF_8) : new byte[0];
+		CompletableFuture<Object> write = CompletableFuture.supplyAsync(() -> {
+			try (RedisConnection connection = this.factory.getConnection()) {
+				return connection.scriptingCommands().eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey,
+						field, bytes);
+			}
+		}, this.writer);
+		await(write, "store the change of policy '" + policy + "' in Redis (" + hashKey() + ")");
+		// Read at once: the instance that wrote need not wait for its poll.
+		this.poller.execute(this::poll);
+	}
+
+	/**
+	 * Moves the counter, so every instance forgets the rejections it keeps (after a reset of a key).
+	 * Waits at most {@link #WAIT}; a failure is logged, not thrown (the reset itself was done).
+	 */
+	void touch() {
+		CompletableFuture<Object> write = CompletableFuture.supplyAsync(() -> {
+			try (RedisConnection connection = this.factory.getConnection()) {
+				return connection.stringCommands().incr(this.versionKey);
+			}
+		}, this.writer);
+		try {
+			await(write, "tell the other instances of a reset (" + versionKey() + ")");
+		}
+		catch (IllegalStateException ex) {
+			logger.warn(ex.getMessage() + "; other instances may keep a rejection of the key until it expires");
+		}
+	}
+
+	/**
+	 * Reads the overrides now (waiting at most {@link #WAIT}) and hands them to the listener, then polls
+	 * every interval. Called once.
+	 */
+	void listen(Consumer<Map<String, String>> listener) {
+		this.listener = listener;
+		if (!this.started.compareAndSet(false, true)) {
+			return;
+		}
+		CompletableFuture<Void> first = CompletableFuture.runAsync(this::poll, this.poller);
+		try {
+			first.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			// Logged by the poll; later polls bring the overrides when Redis answers.
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.poller.scheduleWithFixedDelay(this::poll, this.pollIntervalNanos, this.pollIntervalNanos,
+				TimeUnit.NANOSECONDS);
+	}
+
+	/** One poll: the counter, and the hash when the counter moved. Poll thread only; never throws. */
+	private void poll() {
+		Consumer<Map<String, String>> to = this.listener;
+		try {
+			Map<String, String> overrides = null;
+			Long seen;
+			try (RedisConnection connection = this.factory.getConnection()) {
+				byte[] raw = connection.stringCommands().get(this.versionKey);
+				seen = (raw != null) ? Long.parseLong(new String(raw, StandardCharsets.US_ASCII)) : 0L;
+				if (!seen.equals(this.version)) {
+					overrides = new LinkedHashMap<>();
+					Map<byte[], byte[]> all = connection.hashCommands().hGetAll(this.hashKey);
+					if (all != null) {
+						for (Map.Entry<byte[], byte[]> entry : all.entrySet()) {
+							overrides.put(new String(entry.getKey(), StandardCharsets.UTF_8),
+									new String(entry.getValue(), StandardCharsets.UTF_8));
+						}
+					}
+				}
+			}
+			if (this.failing.compareAndSet(true, false)) {
+				logger.info("Rate limit overrides are read from Redis again (" + hashKey() + ")");
+			}
+			if (overrides != null) {
+				boolean first = this.version == null;
+				this.version = seen;
+				if (!first) {
+					this.onChange.run();
+				}
+				if (to != null) {
+					to.accept(overrides);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			if (this.failing.compareAndSet(false, true)) {
+				logger.warn("Cannot read the rate limit overrides from Redis (" + hashKey() + ": " + ex.getMessage()
+						+ "); the policies keep their last known values and changes made on other instances are "
+						+ "applied here when Redis answers again");
+			}
+		}
+	}
+
+	private static void await(CompletableFuture<?> call, String what) {
+		try {
+			call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new IllegalStateException("Redis did not answer within " + WAIT.toSeconds() + " s to " + what
+					+ " (the write may still land)");
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new IllegalStateException("Redis failed to " + what + ": " + cause.getMessage(), cause);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Redis to " + what, ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.poller.shutdownNow();
+		this.writer.shutdownNow();
+	}
+}

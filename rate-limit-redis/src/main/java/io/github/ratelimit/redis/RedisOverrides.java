@@ -30,7 +30,7 @@ import org.springframework.data.redis.connection.ReturnType;
  * reads the hash, hands it to the listener and forgets the rejections it keeps (tokens may have come
  * back). Redis calls run on two daemon threads of their own (one polls, one writes), so a slow Redis
  * never holds a request; callers wait a bounded time. A poll that fails is logged once (WARN), its
- * recovery once (INFO); meanwhile the last values stay in force. Thread-safe.
+ * recovery once (INFO), after {@value #FAILURES_LOGGED} failures in a row; meanwhile the last values stay in force. Thread-safe.
  */
 final class RedisOverrides implements AutoCloseable {
 
@@ -38,6 +38,9 @@ final class RedisOverrides implements AutoCloseable {
 
 	/** How long a write (or the first read at start-up) is waited for. */
 	static final Duration WAIT = Duration.ofSeconds(2);
+
+	/** Polls failed in a row before the WARN: one slow answer on a loaded machine is no outage. */
+	private static final int FAILURES_LOGGED = 3;
 
 	private static final byte[] WRITE = ("if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) "
 			+ "else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end return redis.call('INCR', KEYS[2])")
@@ -57,7 +60,8 @@ final class RedisOverrides implements AutoCloseable {
 
 	private final ScheduledExecutorService writer;
 
-	private final AtomicBoolean failing = new AtomicBoolean();
+	/** Polls failed in a row; logged when it reaches {@link #FAILURES_LOGGED}. Poll thread only. */
+	private int failures;
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
@@ -175,9 +179,10 @@ final class RedisOverrides implements AutoCloseable {
 					}
 				}
 			}
-			if (this.failing.compareAndSet(true, false)) {
+			if (this.failures >= FAILURES_LOGGED) {
 				logger.info("Rate limit overrides are read from Redis again (" + hashKey() + ")");
 			}
+			this.failures = 0;
 			if (overrides != null) {
 				boolean first = this.version == null;
 				this.version = seen;
@@ -190,7 +195,7 @@ final class RedisOverrides implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			if (this.failing.compareAndSet(false, true)) {
+			if (++this.failures == FAILURES_LOGGED) {
 				logger.warn("Cannot read the rate limit overrides from Redis (" + hashKey() + ": " + ex.getMessage()
 						+ "); the policies keep their last known values and changes made on other instances are "
 						+ "applied here when Redis answers again");

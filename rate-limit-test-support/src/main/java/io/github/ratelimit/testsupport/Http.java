@@ -78,6 +78,19 @@ public final class Http {
 			.build());
 	}
 
+	/**
+	 * Sends a JSON POST, e.g. to an actuator write operation.
+	 * @param path the path
+	 * @param json the body, {@code application/json}
+	 * @param headers names and values, in turn
+	 * @return the response
+	 */
+	public HttpResponse<String> postJson(String path, String json, String... headers) {
+		return send(builder(path, headers).header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build());
+	}
+
 	private HttpRequest.Builder builder(String path, String... headers) {
 		HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
 			.timeout(Duration.ofSeconds(30));

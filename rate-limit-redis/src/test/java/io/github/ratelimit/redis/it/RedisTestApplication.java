@@ -23,14 +23,15 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The application the end-to-end tests run, on the Redis store: {@code /limited} is limited by a
  * path rule (policy {@code api}, global key), {@code /double} by two policies at once (rules for
- * {@code api} and {@code strict}), {@code /login?ok=} answers 200 or 401, {@code /free} is not limited. Lettuce reconnects every 50 ms, so that
+ * {@code api} and {@code strict}), {@code /tunable} by {@code tunable} (2 an hour per {@code X-Client}, which
+ * tests change at run time), {@code /login?ok=} answers 200 or 401, {@code /free} is not limited. Lettuce reconnects every 50 ms, so that
  * tests that restart Redis need not wait for its default back-off.
  */
 @SpringBootApplication
 @RestController
 public class RedisTestApplication {
 
-	@GetMapping({ "/limited", "/double", "/free" })
+	@GetMapping({ "/limited", "/double", "/free", "/tunable" })
 	String hello() {
 		return "hello";
 	}
@@ -58,7 +59,9 @@ public class RedisTestApplication {
 				"rate-limit.policies.api.key=global", "rate-limit.policies.strict.limit=3",
 				"rate-limit.policies.strict.period=1h", "rate-limit.policies.strict.key=global",
 				"rate-limit.rules[0].path=/limited", "rate-limit.rules[0].policies=api", "rate-limit.rules[1].path=/double",
-				"rate-limit.rules[1].policies=api,strict")) {
+				"rate-limit.rules[1].policies=api,strict", "rate-limit.policies.tunable.limit=2",
+				"rate-limit.policies.tunable.period=1h", "rate-limit.policies.tunable.key=header:X-Client",
+				"rate-limit.rules[2].path=/tunable", "rate-limit.rules[2].policies=tunable")) {
 			put(values, property);
 		}
 		for (String property : properties) {

@@ -226,6 +226,21 @@ public final class RateLimitAutoConfiguration {
 
 	}
 
+	/**
+	 * Spring Cloud's refresh: a refreshed {@code rate-limit.policies.*} changes the configured values of
+	 * the named policies at run time.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+	static class RefreshConfiguration {
+
+		@Bean
+		PolicyRefresh rateLimitPolicyRefresh(Environment environment, RateLimitPolicies policies) {
+			return new PolicyRefresh(environment, policies);
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(Endpoint.class)
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)

@@ -57,7 +57,8 @@ class RedisRateLimitAutoConfigurationTests {
 					"rate-limit.store.redis.timeout=250ms", "rate-limit.store.redis.on-failure=local",
 					"rate-limit.store.redis.breaker.failure-threshold=5",
 					"rate-limit.store.redis.breaker.probe-interval=2s", "rate-limit.store.redis.coalescing=false",
-					"rate-limit.store.redis.rejection-cache=0s", "rate-limit.store.redis.fail-fast=false")
+					"rate-limit.store.redis.rejection-cache=0s", "rate-limit.store.redis.fail-fast=false",
+					"rate-limit.store.redis.overrides-poll-interval=250ms")
 			.run((context) -> {
 				RedisRateLimitProperties properties = context.getBean(RedisRateLimitProperties.class);
 				assertThat(properties.getTimeout()).isEqualTo(Duration.ofMillis(250));
@@ -65,6 +66,7 @@ class RedisRateLimitAutoConfigurationTests {
 				assertThat(properties.getBreaker().getFailureThreshold()).isEqualTo(5);
 				assertThat(properties.isCoalescing()).isFalse();
 				assertThat(properties.getRejectionCache()).isZero();
+				assertThat(properties.getOverridesPollInterval()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.isFailFast()).isFalse();
 				assertThat(context.getBean(RedisRateLimitStore.class).redisKey("api", "k")).isEqualTo("rl:{api:k}");
 			});
@@ -145,7 +147,9 @@ class RedisRateLimitAutoConfigurationTests {
 				List.of("rate-limit.store.redis.rejection-cache=-1s",
 						"rate-limit.store.redis.rejection-cache: rejection-cache must be zero or positive"),
 				List.of("rate-limit.store.redis.breaker.probe-interval=-1s",
-						"rate-limit.store.redis.breaker.probe-interval: probe-interval must be positive"))) {
+						"rate-limit.store.redis.breaker.probe-interval: probe-interval must be positive"),
+				List.of("rate-limit.store.redis.overrides-poll-interval=0s",
+						"rate-limit.store.redis.overrides-poll-interval: overrides-poll-interval must be positive"))) {
 			this.runner.withPropertyValues("rate-limit.store.type=redis", bad.get(0))
 				.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining(bad.get(1)));
 		}

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -107,15 +108,28 @@ final class RedisOverrides implements AutoCloseable {
 	void store(String policy, @Nullable String value) {
 		byte[] field = policy.getBytes(StandardCharsets.UTF_8);
 		byte[] bytes = (value != null) ? value.getBytes(StandardCharsets.UTF_8) : new byte[0];
-		CompletableFuture<Object> write = CompletableFuture.supplyAsync(() -> {
-			try (RedisConnection connection = this.factory.getConnection()) {
-				return connection.scriptingCommands().eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey,
-						field, bytes);
-			}
-		}, this.writer);
+		CompletableFuture<Object> write;
+		try {
+			write = CompletableFuture.supplyAsync(() -> store(field, bytes), this.writer);
+		}
+		catch (RejectedExecutionException ex) {
+			throw new IllegalStateException("The Redis store is closed: cannot store the change of policy '" + policy + "'");
+		}
 		await(write, "store the change of policy '" + policy + "' in Redis (" + hashKey() + ")");
 		// Read at once: the instance that wrote need not wait for its poll.
-		this.poller.execute(this::poll);
+		try {
+			this.poller.execute(this::poll);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed: no more polls
+		}
+	}
+
+	private Object store(byte[] field, byte[] value) {
+		try (RedisConnection connection = this.factory.getConnection()) {
+			return connection.scriptingCommands().eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey, field,
+					value);
+		}
 	}
 
 	/**
@@ -123,15 +137,15 @@ final class RedisOverrides implements AutoCloseable {
 	 * Waits at most {@link #WAIT}; a failure is logged, not thrown (the reset itself was done).
 	 */
 	void touch() {
-		CompletableFuture<Object> write = CompletableFuture.supplyAsync(() -> {
-			try (RedisConnection connection = this.factory.getConnection()) {
-				return connection.stringCommands().incr(this.versionKey);
-			}
-		}, this.writer);
 		try {
+			CompletableFuture<Object> write = CompletableFuture.supplyAsync(() -> {
+				try (RedisConnection connection = this.factory.getConnection()) {
+					return connection.stringCommands().incr(this.versionKey);
+				}
+			}, this.writer);
 			await(write, "tell the other instances of a reset (" + versionKey() + ")");
 		}
-		catch (IllegalStateException ex) {
+		catch (IllegalStateException | RejectedExecutionException ex) {
 			logger.warn(ex.getMessage() + "; other instances may keep a rejection of the key until it expires");
 		}
 	}
@@ -145,18 +159,23 @@ final class RedisOverrides implements AutoCloseable {
 		if (!this.started.compareAndSet(false, true)) {
 			return;
 		}
-		CompletableFuture<Void> first = CompletableFuture.runAsync(this::poll, this.poller);
 		try {
+			CompletableFuture<Void> first = CompletableFuture.runAsync(this::poll, this.poller);
 			first.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
 		}
-		catch (TimeoutException | ExecutionException ex) {
+		catch (TimeoutException | ExecutionException | RejectedExecutionException ex) {
 			// Logged by the poll; later polls bring the overrides when Redis answers.
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.poller.scheduleWithFixedDelay(this::poll, this.pollIntervalNanos, this.pollIntervalNanos,
-				TimeUnit.NANOSECONDS);
+		try {
+			this.poller.scheduleWithFixedDelay(this::poll, this.pollIntervalNanos, this.pollIntervalNanos,
+					TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed
+		}
 	}
 
 	/** One poll: the counter, and the hash when the counter moved. Poll thread only; never throws. */

@@ -93,8 +93,8 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * <b>Rejections kept in process.</b> A rejection Redis answered for a single acquisition of a rate
  * algorithm without a wait is kept until its Retry-After (at most the rejection cache's age, 1 s by
  * default): requests for that key of the same limit and at least that cost are rejected without a
- * call. A release or reset through this store drops it; one on another instance is seen within that
- * age. Only rejections are kept, so nothing is ever allowed without Redis.
+ * call. A release or reset through this store drops it; a reset on another instance within the
+ * overrides poll interval (below), a release there within that age. Only rejections are kept, so nothing is ever allowed without Redis.
  * <p>
  * <b>Runtime changes of policies</b> ({@link SharedPolicyOverrides}) are kept in the hash
  * {@code <keyPrefix>{overrides}} with the counter {@code <keyPrefix>{overrides}:version} (one slot, no
@@ -1057,7 +1057,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 * Sets the longest a rejection Redis answered is kept in process (1 s when not called; zero keeps
 		 * none). While kept, requests for that key of the same limit and at least that cost are rejected
 		 * without calling Redis, until the Retry-After Redis gave; a release or reset through this store
-		 * drops it at once, one on another instance is seen within this age.
+		 * drops it at once; a reset on another instance is seen within the overrides poll interval, a
+		 * release there within this age.
 		 * @param maxAge zero or positive
 		 * @return this builder
 		 */

@@ -38,8 +38,8 @@ public class RedisRateLimitProperties {
 
 	/**
 	 * The longest a rejection Redis answered is kept in process, so that a flood on a rejected key costs
-	 * about one Redis call per key per Retry-After; a release or reset on another instance is seen here
-	 * within this delay (0 keeps none).
+	 * about one Redis call per key per Retry-After; a release on another instance is seen here within
+	 * this delay, a reset or a changed policy within overrides-poll-interval (0 keeps none).
 	 */
 	private Duration rejectionCache = Duration.ofSeconds(1);
 

@@ -78,7 +78,7 @@ import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
  * minute. Each transition is logged once per node (WARN when opening, INFO when closing).
  * {@link #errors()} counts Redis failures, {@link #fallbacks()} the decisions {@code OnFailure} made.
  * <p>
- * <b>Coalescing.</b> With Lettuce, decisions that arrive while a call is in flight on their lane (the
+ * <b>Coalescing.</b> With Lettuce, decisions that arrive while two calls are in flight on their lane (the
  * connection; on a cluster, the hash slot) go together in the next script call ({@code Coalescer}),
  * each all or nothing on its own; a request alone is sent at once.
  * <p>
@@ -206,7 +206,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.nowMicros = builder.nowMicros;
 		// A test's clock jumps; the cache counts real time: no cache then.
 		this.coalescing = builder.coalescing;
-		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos);
+		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos, Coalescer.MAX_IN_FLIGHT);
 		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		runner.warmUp(this.scripts.all());
 		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);

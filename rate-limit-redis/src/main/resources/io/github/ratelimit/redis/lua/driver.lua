@@ -71,29 +71,54 @@ end
 -- integers per acquisition, or -1 alone when past its deadline (nothing changed); then the time.
 if op == 'batch' then
   local reply = {}
+  local r = 0
   local key_at = 1
   local arg_at = 4
+  -- The requests of a batch mostly share one limit: its values are read again only when they change
+  -- (equal ARGV strings are one Lua string, so comparing them costs a pointer compare).
+  local algorithm_id, limit, period, burst, interval, algorithm, p
   for _ = 1, tonumber(ARGV[3]) do
     local request_deadline = tonumber(ARGV[arg_at])
     local n = tonumber(ARGV[arg_at + 1])
-    local acquisitions, err = read(key_at, arg_at + 2, n)
-    if not acquisitions then
-      return redis.error_reply(err)
+    if request_deadline and now > request_deadline then
+      r = r + 1
+      reply[r] = -1
+    elseif n == 1 then
+      -- One acquisition (the common case): decided at once, without the tables of read and decide.
+      local at = arg_at + 2
+      if ARGV[at] ~= algorithm_id or ARGV[at + 3] ~= limit or ARGV[at + 4] ~= period or ARGV[at + 5] ~= burst
+          or ARGV[at + 6] ~= interval then
+        algorithm_id, limit, period, burst, interval = ARGV[at], ARGV[at + 3], ARGV[at + 4], ARGV[at + 5], ARGV[at + 6]
+        algorithm = ALGORITHMS[algorithm_id]
+        if not algorithm then
+          return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(algorithm_id))
+        end
+        p = { limit = tonumber(limit), period = tonumber(period), burst = tonumber(burst), interval = tonumber(interval) }
+      end
+      local d = algorithm.acquire(KEYS[key_at], now, p, tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]))
+      reply[r + 1] = 1
+      for j = 1, 8 do
+        reply[r + 1 + j] = d[j]
+      end
+      r = r + 9
+    else
+      local acquisitions, err = read(key_at, arg_at + 2, n)
+      if not acquisitions then
+        return redis.error_reply(err)
+      end
+      r = r + 1
+      reply[r] = n
+      for _, d in ipairs(decide(acquisitions, false)) do
+        for j = 1, 8 do
+          reply[r + j] = d[j]
+        end
+        r = r + 8
+      end
     end
     key_at = key_at + n
     arg_at = arg_at + 2 + 7 * n
-    if request_deadline and now > request_deadline then
-      reply[#reply + 1] = -1
-    else
-      reply[#reply + 1] = n
-      for _, d in ipairs(decide(acquisitions, false)) do
-        for _, v in ipairs(d) do
-          reply[#reply + 1] = v
-        end
-      end
-    end
   end
-  reply[#reply + 1] = now
+  reply[r + 1] = now
   return reply
 end
 

@@ -253,6 +253,7 @@ public final class Jmh {
 			case "floor" -> "floor";
 			case "floorExpiring" -> "floor: expiring cache";
 			case "raw" -> "raw EVALSHA";
+			case "oursUncoalesced" -> "ours, coalescing off";
 			default -> method;
 		};
 	}

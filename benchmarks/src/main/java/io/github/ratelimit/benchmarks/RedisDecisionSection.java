@@ -50,8 +50,8 @@ final class RedisDecisionSection implements Section {
 
 	private static final int LATENCY_WARM_UP_MILLIS = 5_000;
 
-	/** One fork per implementation: 10 x 1 s warm-up, then 3 x 10 s measured. */
-	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(1, 10, 3, 10_000);
+	/** One fork per implementation: 8 x 1 s warm-up, then 3 x 6 s measured (five forks and the latency rows: 3 minutes). */
+	private static final Jmh.Iterations ITERATIONS = new Jmh.Iterations(1, 8, 3, 6_000);
 
 	@Override
 	public String id() {

@@ -148,7 +148,7 @@ public final class Jmh {
 					if (fork == null || !(measured.foreignCpu() >= fork.foreignCpu())) {
 						fork = measured;
 					}
-					if (settings.quick() || !(foreign > DISTURBED)) {
+					if (settings.quick() || !(foreign > DISTURBED) || attempt == MAX_REPEATS) {
 						break;
 					}
 					System.out.println("    disturbed: measuring again");

@@ -112,9 +112,9 @@ class CoalescingTests {
 	}
 
 	/**
-	 * One coalesced call whose requests alternate between limits: the script reads a limit's values once
-	 * while they repeat, and must read them again whenever they change (a stale limit would decide the
-	 * third request by the second's burst of 5).
+	 * One coalesced call whose requests alternate between limits, each limit's values sent once: every
+	 * request is decided by its own (a wrong limit would decide the third request by the second's burst
+	 * of 5, or the window by a bucket).
 	 */
 	@Test
 	void aBatchDecidesEachRequestByItsOwnLimit() throws Exception {
@@ -130,21 +130,26 @@ class CoalescingTests {
 				List.of(new Acquisition("b", two, "d", 1), new Acquisition("b", five, "e", 2)),
 				List.of(new Acquisition("b", five, "b", 1)), List.of(new Acquisition("b", window, "f", 1)),
 				List.of(new Acquisition("b", two, "a", 1)));
+		// The batch format of driver.lua: each distinct limit once, then per request its acquisitions by index.
+		List<Limit> limits = List.of(two, five, window);
 		List<byte[]> keys = new ArrayList<>();
-		List<byte[]> args = new ArrayList<>(List.of(new byte[0], bytes("batch"), bytes(requests.size())));
+		List<byte[]> args = new ArrayList<>(
+				List.of(new byte[0], bytes("batch"), bytes(requests.size()), bytes(limits.size())));
+		for (Limit limit : limits) {
+			args.add(bytes(limit.algorithm().id()));
+			args.add(bytes(limit.limit()));
+			args.add(bytes(-Math.floorDiv(-limit.period().toNanos(), 1000L)));
+			args.add(bytes(limit.burst()));
+			args.add(bytes(-Math.floorDiv(-limit.emissionIntervalNanos(), 1000L)));
+		}
 		for (List<Acquisition> request : requests) {
 			args.add(new byte[0]);
 			args.add(bytes(request.size()));
 			for (Acquisition acquisition : request) {
 				keys.add(bytes("rate-limit:{" + acquisition.limitId() + ":" + acquisition.key() + "}"));
-				Limit limit = acquisition.limit();
-				args.add(bytes(limit.algorithm().id()));
+				args.add(bytes(limits.indexOf(acquisition.limit()) + 1));
 				args.add(bytes(acquisition.cost()));
 				args.add(bytes(0));
-				args.add(bytes(limit.limit()));
-				args.add(bytes(-Math.floorDiv(-limit.period().toNanos(), 1000L)));
-				args.add(bytes(limit.burst()));
-				args.add(bytes(-Math.floorDiv(-limit.emissionIntervalNanos(), 1000L)));
 			}
 		}
 		LuaScripts scripts = LuaScripts.load();

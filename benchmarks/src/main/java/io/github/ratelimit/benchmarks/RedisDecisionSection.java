@@ -78,7 +78,7 @@ final class RedisDecisionSection implements Section {
 				+ "keys and arguments prebuilt, an integer reply. " + REJECTED + ": ours on one key whose budget is spent "
 				+ "(every request rejected; coalescing and the rejection cache on, as by default), " + THREADS
 				+ " threads, and the script calls Redis counted meanwhile. " + P50 + " and p99: one thread in this JVM "
-				+ "asking ours (coalescing on, as by default) and the raw loop in turn, " + LATENCY_BLOCKS + " blocks of "
+				+ "asking ours (coalescing on, as by default), ours with coalescing off and the raw loop in turn, " + LATENCY_BLOCKS + " blocks of "
 				+ LATENCY_BLOCK_MILLIS / 1000 + " s each after a " + LATENCY_WARM_UP_MILLIS / 1000 + " s warm-up of each, "
 				+ "every call timed with System.nanoTime(); the same 100,000 keys and limit.";
 	}
@@ -86,7 +86,7 @@ final class RedisDecisionSection implements Section {
 	@Override
 	public long estimatedSeconds(Settings settings) {
 		return (long) (METHODS.size() + 1) * (settings.quick() ? 4 : ITERATIONS.seconds() + 2)
-				+ (settings.quick() ? 4 : (2L * LATENCY_WARM_UP_MILLIS + 2L * LATENCY_BLOCKS * LATENCY_BLOCK_MILLIS) / 1000);
+				+ (settings.quick() ? 4 : (3L * LATENCY_WARM_UP_MILLIS + 3L * LATENCY_BLOCKS * LATENCY_BLOCK_MILLIS) / 1000);
 	}
 
 	/** One key whose budget is spent, 16 threads: decisions/s, and Redis' own count of script calls. */
@@ -120,12 +120,15 @@ final class RedisDecisionSection implements Section {
 	 * falls on both.
 	 */
 	private void latency(Settings settings, RedisProcess redis, SectionResult section) throws Exception {
+		// Each set-up flushes the database: all three start on what the warm-ups wrote (the keys are named alike).
 		RedisDecisionBenchmark ours = new RedisDecisionBenchmark();
 		ours.keys = KEYS;
 		ours.setUp("ours", redis.port());
+		RedisDecisionBenchmark uncoalesced = new RedisDecisionBenchmark();
+		uncoalesced.keys = KEYS;
+		uncoalesced.setUp("oursUncoalesced", redis.port());
 		RedisDecisionBenchmark raw = new RedisDecisionBenchmark();
 		raw.keys = KEYS;
-		// Flushes what ours wrote: both start on an empty database (the raw loop's keys are named alike).
 		raw.setUp("raw", redis.port());
 		try {
 			RedisDecisionBenchmark.Cursor cursor = new RedisDecisionBenchmark.Cursor();
@@ -133,24 +136,34 @@ final class RedisDecisionSection implements Section {
 			int block = settings.quick() ? 200 : LATENCY_BLOCK_MILLIS;
 			int warmUp = settings.quick() ? 500 : LATENCY_WARM_UP_MILLIS;
 			time(ours, true, cursor, warmUp, null);
+			time(uncoalesced, true, cursor, warmUp, null);
 			time(raw, false, cursor, warmUp, null);
 			LatencySamples oursSamples = new LatencySamples();
+			LatencySamples uncoalescedSamples = new LatencySamples();
 			LatencySamples rawSamples = new LatencySamples();
 			for (int i = 0; i < LATENCY_BLOCKS; i++) {
 				time(ours, true, cursor, block, oursSamples);
+				time(uncoalesced, true, cursor, block, uncoalescedSamples);
 				time(raw, false, cursor, block, rawSamples);
 			}
+			String off = Jmh.implementation("oursUncoalesced");
 			section.add(new Measurement(P50, "ours", oursSamples.quantile(0.5), "µs"));
+			section.add(new Measurement(P50, off, uncoalescedSamples.quantile(0.5), "µs"));
 			section.add(new Measurement(P50, "raw EVALSHA", rawSamples.quantile(0.5), "µs"));
 			section.add(new Measurement(P99, "ours", oursSamples.quantile(0.99), "µs"));
+			section.add(new Measurement(P99, off, uncoalescedSamples.quantile(0.99), "µs"));
 			section.add(new Measurement(P99, "raw EVALSHA", rawSamples.quantile(0.99), "µs"));
 			section.compare(P50, "ours", "raw EVALSHA", Comparison.Target.atMost(1.1));
+			section.compare(P50, "ours", off, null);
 			section.compare(P99, "ours", "raw EVALSHA", null);
-			section.note(String.format(Locale.ROOT, "Latency at 1 thread: %,d decisions of ours, %,d of the raw loop, "
-					+ "in %d alternating blocks of %d ms each.", oursSamples.size, rawSamples.size, LATENCY_BLOCKS, block));
+			section.compare(P99, "ours", off, null);
+			section.note(String.format(Locale.ROOT, "Latency at 1 thread: %,d decisions of ours, %,d with coalescing off, "
+					+ "%,d of the raw loop, in %d alternating blocks of %d ms each.", oursSamples.size,
+					uncoalescedSamples.size, rawSamples.size, LATENCY_BLOCKS, block));
 		}
 		finally {
 			ours.tearDown();
+			uncoalesced.tearDown();
 			raw.tearDown();
 		}
 	}

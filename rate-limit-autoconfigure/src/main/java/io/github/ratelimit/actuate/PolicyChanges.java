@@ -11,7 +11,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.json.JsonParserFactory;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitPolicy;
 
 /**

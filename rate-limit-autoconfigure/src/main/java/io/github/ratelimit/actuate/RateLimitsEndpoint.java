@@ -21,9 +21,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.AnnotatedEndpoints;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicy;
 import io.github.ratelimit.web.RateLimitPolicyResolver;

@@ -19,12 +19,12 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.IpAddressRange;
 import io.github.ratelimit.web.KeyResolvers;
 import io.github.ratelimit.web.PathRule;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitExemptions;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitPolicy;

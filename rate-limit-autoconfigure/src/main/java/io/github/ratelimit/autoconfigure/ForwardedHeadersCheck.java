@@ -15,8 +15,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.context.WebApplicationContext;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpResolver;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 
 /**
  * Refuses to start when the container rewrites the client address from forwarding headers and the

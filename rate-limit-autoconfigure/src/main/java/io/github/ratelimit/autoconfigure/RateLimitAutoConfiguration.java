@@ -37,16 +37,16 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.metrics.MicrometerDecisionRecorder;
 import io.github.ratelimit.web.AnnotatedEndpoints;
 import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.KeyResolvers;
 import io.github.ratelimit.web.ProblemDetailRejectionHandler;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.RateLimitInterceptor;

@@ -25,6 +25,8 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
+
 /**
  * The policies of {@link RateLimited} handler methods, found once after start-up (where a bad
  * annotation fails the start) and looked up per request by the handler Spring MVC found for it (its

@@ -22,6 +22,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.web.servlet.HandlerMapping;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
+
 /**
  * Turns a policy's {@code key} setting into a {@link KeyResolver} whose keys are complete: typed
  * ({@code ip:}, {@code user:}, {@code header:}, ...) so that values of different sources never collide,

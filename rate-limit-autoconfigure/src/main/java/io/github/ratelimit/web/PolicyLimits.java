@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * The limits of one policy: its own and its plans', as configured and as in force. Shared by every

@@ -6,6 +6,8 @@ import java.util.List;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
+
 /**
  * The requests no policy limits ({@code rate-limit.exempt}): those whose resolved client IP is in one of
  * the given ranges (IPv4 and IPv6), and those for which a SpEL condition holds. An exempt request

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * A limit as it applies to requests: a budget ({@link Limit}) identified by {@link #id()}, shown under

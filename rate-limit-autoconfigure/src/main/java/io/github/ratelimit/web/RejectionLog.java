@@ -8,9 +8,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimiterState;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitStore;
 
 /**
  * Logs rejections so that an attack cannot flood the logs: every rejection at DEBUG; at most one WARN
@@ -25,13 +26,13 @@ public final class RejectionLog {
 
 	private final Log log;
 
-	private final RateLimitClock clock;
-
 	private final Duration interval;
 
 	private final Cache<String, Boolean> recentlyWarned;
 
-	private final LimiterState warnings;
+	private final RateLimitStore warnings;
+
+	private final Acquisition warning;
 
 	/**
 	 * Creates a log writing to this class's logger.
@@ -44,7 +45,6 @@ public final class RejectionLog {
 
 	RejectionLog(Log log, RateLimitClock clock, Duration interval) {
 		this.log = log;
-		this.clock = clock;
 		this.interval = interval;
 		this.recentlyWarned = Caffeine.newBuilder()
 			.maximumSize(10_000)
@@ -52,7 +52,10 @@ public final class RejectionLog {
 			.ticker(clock::nanos)
 			.executor(Runnable::run)
 			.build();
-		this.warnings = Limit.builder().limit(WARNINGS_PER_INTERVAL).period(interval).build().newState();
+		// One bucket for all WARNs: a store of one key.
+		this.warnings = new CaffeineRateLimitStore(1, clock);
+		this.warning = new Acquisition("rejection-log",
+				Limit.builder().limit(WARNINGS_PER_INTERVAL).period(interval).build(), "warnings", 1);
 	}
 
 	/**
@@ -67,7 +70,7 @@ public final class RejectionLog {
 		String id = policy.id() + '\u0000' + acquisition.key();
 		boolean warn = this.log.isWarnEnabled() && this.recentlyWarned.getIfPresent(id) == null
 				&& this.recentlyWarned.asMap().putIfAbsent(id, Boolean.TRUE) == null
-				&& this.warnings.tryAcquire(this.clock.nanos(), 1, 0).isAllowed();
+				&& this.warnings.tryAcquire(this.warning).isAllowed();
 		if (warn) {
 			this.log.warn(what + " (this key's further rejections within " + this.interval
 					+ " are logged at DEBUG)");

@@ -9,8 +9,8 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.web.context.support.GenericWebApplicationContext;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpResolver;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -8,7 +8,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -22,16 +22,16 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.ManualClock;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitRejectionHandler;

@@ -34,7 +34,7 @@ import org.springframework.web.client.RestTemplate;
 
 import io.github.ratelimit.client.RetryAfterInterceptor;
 import io.github.ratelimit.client.Sleeper;
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -25,7 +25,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimitPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -11,7 +11,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.web.AnnotatedEndpoints;
 import io.github.ratelimit.testsupport.Http;
 

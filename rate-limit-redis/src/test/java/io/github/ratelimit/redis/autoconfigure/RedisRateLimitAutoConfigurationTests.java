@@ -16,9 +16,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.web.RateLimitFilter;
 

@@ -1,14 +1,9 @@
-package io.github.ratelimit.core.caffeine;
+package io.github.ratelimit.core;
 
 import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.ManualClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.core;
 
 /**
  * Thrown at start-up when the rate limit configuration cannot work. Names where the bad value sits

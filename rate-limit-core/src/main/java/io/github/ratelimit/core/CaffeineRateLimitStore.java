@@ -1,4 +1,4 @@
-package io.github.ratelimit.core.caffeine;
+package io.github.ratelimit.core;
 
 import java.security.SecureRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,13 +15,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 
 import org.jspecify.annotations.Nullable;
-
-import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimiterState;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitStore;
 
 /**
  * An in-process store: one {@link LimiterState} per (limit, key), in one table per limit (a policy,

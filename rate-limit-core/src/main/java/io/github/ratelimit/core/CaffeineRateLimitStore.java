@@ -17,7 +17,7 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An in-process store: one {@link LimiterState} per (limit, key), in one table per limit (a policy,
+ * An in-process store: one {@code LimiterState} per (limit, key), in one table per limit (a policy,
  * or an annotated endpoint), each table bounded by {@code maximumSize}. Thread-safe and exact within
  * one JVM.
  * <p>
@@ -47,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>A key's limit may change</b> (its plan, or a change at run time): the acquisition carries the limit
  * in force, and a state of another limit is swapped, atomically for its key, for its successor
- * ({@link LimiterState#moveTo}), which keeps what was spent. A thread still holding the retired state
+ * ({@code LimiterState.moveTo}), which keeps what was spent. A thread still holding the retired state
  * is answered {@code null} by it and asks the table again, so no token is spent twice or lost.
  */
 public final class CaffeineRateLimitStore implements RateLimitStore {
@@ -199,7 +199,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * Returns the most keys tracked at once per limit.
 	 * @return the bound
 	 */
-	public long maximumSize() {
+	long maximumSize() {
 		return this.maximumSize;
 	}
 

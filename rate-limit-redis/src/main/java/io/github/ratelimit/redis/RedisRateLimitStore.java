@@ -414,7 +414,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * a call to Redis.
 	 * @return the count
 	 */
-	public long cachedRejections() {
+	long cachedRejections() {
 		return this.cachedRejections.sum();
 	}
 

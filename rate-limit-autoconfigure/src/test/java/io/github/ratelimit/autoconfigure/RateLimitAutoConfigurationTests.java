@@ -49,7 +49,8 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).hasBean("clientIpResolver");
 			assertThat(context).getBean(RateLimitClock.class).isSameAs(RateLimitClock.SYSTEM);
 			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
-			assertThat(registration.getFilter().getClass().getName()).isEqualTo("io.github.ratelimit.web.servlet.RateLimitFilter");
+			assertThat(registration.getFilter().getClass().getName())
+				.isEqualTo("io.github.ratelimit.web.servlet.RateLimitFilter");
 			assertThat(registration.getOrder()).isEqualTo(-90)
 				.isEqualTo(new RateLimitProperties().getFilterOrder())
 				.isGreaterThan(-100); // after Spring Security's filter chain

@@ -239,7 +239,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	private Decision decide(Acquisition acquisition, boolean mayTrack, Operation op) {
 		Table table = table(acquisition.limitId());
 		while (true) {
-			// null: the state met was retired by a change of the key's limit; its successor decides.
+			// null: the state met was retired by a change of the key's limit, and its successor decides;
+			// or its entry expired before it could be kept longer, and the next attempt finds it gone.
 			Decision decision = decide(table, acquisition, mayTrack, op);
 			if (decision != null) {
 				return decision;
@@ -255,8 +256,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		if (entry != null) {
 			LimiterState held = entry.getValue();
 			long now = entry.snapshotAt();
-			if (entry.expiresAt() - now < neededNanos(acquisition)) {
-				table.keep(key, acquisition);
+			if (entry.expiresAt() - now < neededNanos(acquisition) && !table.keep(key, acquisition)) {
+				return null;
 			}
 			LimiterState state = table.current(key, held, acquisition.limit(), this.clock);
 			return op.apply(state, (state != held) ? this.clock.nanos() : now, acquisition);
@@ -289,9 +290,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		if (state == null) {
 			return byOverflow[0];
 		}
-		if (acquisition.maxWaitNanos() > 0) {
+		if (acquisition.maxWaitNanos() > 0 && !table.keep(key, acquisition)) {
 			// Created (or found) with the idle time of its limit: a reservation ahead needs longer.
-			table.keep(key, acquisition);
+			return null;
 		}
 		return op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), acquisition);
 	}
@@ -378,9 +379,13 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		/**
 		 * Keeps a key's entry for what an operation of this acquisition may need and more, from now
 		 * (Caffeine's clock, read under the entry's lock): reads are quiet, so this is what keeps a busy key.
+		 * @return whether the entry now has what the operation needs; {@code false} when it expired first
+		 * (then nothing may be decided on the state it held: ask again)
 		 */
-		void keep(String key, Acquisition acquisition) {
+		boolean keep(String key, Acquisition acquisition) {
 			this.expiration.setExpiresAfter(key, keptNanos(acquisition), TimeUnit.NANOSECONDS);
+			Policy.CacheEntry<String, LimiterState> entry = this.states.policy().getEntryIfPresentQuietly(key);
+			return entry != null && entry.expiresAt() - entry.snapshotAt() >= neededNanos(acquisition);
 		}
 
 		boolean isFull() {

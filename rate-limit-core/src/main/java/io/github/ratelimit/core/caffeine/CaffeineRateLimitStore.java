@@ -71,6 +71,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	private static final long SLACK_NANOS = 1_000_000_000L;
 
+	/** The longest an entry is kept for an operation, about 36 years (Caffeine's range ends at 2^62 ns). */
+	private static final long HORIZON_NANOS = 1L << 60;
+
 	/** A full table tries to expire states at most once per millisecond of the store's clock. */
 	private static final long CLEAN_UP_INTERVAL_NANOS = 1_000_000L;
 
@@ -303,7 +306,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * the wait it may reserve; half the slack is kept on top.
 	 */
 	private static long neededNanos(Acquisition acquisition) {
-		return saturatedAdd(acquisition.limit().idleNanosUntilFresh(), acquisition.maxWaitNanos()) + SLACK_NANOS / 2;
+		return untilFresh(acquisition) + SLACK_NANOS / 2;
 	}
 
 	/**
@@ -312,13 +315,14 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * its idle time, when that is longer) instead of on every read.
 	 */
 	private static long keptNanos(Acquisition acquisition) {
-		long idle = acquisition.limit().idleNanosUntilFresh();
-		return saturatedAdd(saturatedAdd(idle, acquisition.maxWaitNanos()), SLACK_NANOS + idle / 16);
+		return untilFresh(acquisition) + SLACK_NANOS + Math.min(acquisition.limit().idleNanosUntilFresh(), HORIZON_NANOS) / 16;
 	}
 
-	private static long saturatedAdd(long a, long b) {
-		long sum = a + b;
-		return (sum < 0) ? Long.MAX_VALUE / 4 : sum;
+	/** The idle time plus the wait, at most {@link #HORIZON_NANOS} (so both sums stay within Caffeine's range). */
+	private static long untilFresh(Acquisition acquisition) {
+		long idle = acquisition.limit().idleNanosUntilFresh();
+		long wait = acquisition.maxWaitNanos();
+		return (idle >= HORIZON_NANOS || wait >= HORIZON_NANOS - idle) ? HORIZON_NANOS : idle + wait;
 	}
 
 	@FunctionalInterface

@@ -90,6 +90,22 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void limitsOfACenturyWithLongWaitsAreDecidedAndKept() {
+		// Idle time plus wait beyond Caffeine's range of expiry (2^62 ns, about 146 years).
+		Limit century = Limit.builder().limit(1).period(Duration.ofDays(365 * 100)).build();
+		Acquisition queued = new Acquisition("api", century, "alice", 1, Duration.ofDays(365 * 120).toNanos());
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+			assertThat(this.store.tryAcquire(queued).waitNanos()).isZero();
+			this.clock.advance(Duration.ofDays(1));
+			assertThat(this.store.tryAcquire(queued).waitNanos()).isPositive();
+			this.clock.advance(Duration.ofDays(365));
+			assertThat(this.store.tryAcquire(queued).isAllowed()).isFalse();
+		});
+		this.store.cleanUp();
+		assertThat(this.store.size()).isEqualTo(1);
+	}
+
+	@Test
 	void decisionsOnAKnownKeyLeaveCaffeinesBookkeepingAlone() {
 		java.util.concurrent.atomic.AtomicInteger maintenance = new java.util.concurrent.atomic.AtomicInteger();
 		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100, this.clock, (task) -> {

@@ -123,6 +123,24 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void aDecisionOnAKnownKeyReadsTheClockOnce() {
+		java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+		RateLimitClock counting = () -> {
+			reads.incrementAndGet();
+			return this.clock.nanos();
+		};
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100, counting, Runnable::run);
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		store.tryAcquire(alice);
+		reads.set(0);
+		for (int i = 0; i < 100; i++) {
+			store.tryAcquire(alice);
+			store.check(alice);
+		}
+		assertThat(reads.get()).as("the entry's read time is the decision's").isEqualTo(200);
+	}
+
+	@Test
 	void aCheckKeepsNoKeyLongerThanItsStateNeeds() {
 		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
 		drain(alice);

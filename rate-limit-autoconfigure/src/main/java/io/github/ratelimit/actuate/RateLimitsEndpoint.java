@@ -128,8 +128,10 @@ public class RateLimitsEndpoint {
 
 	private KeyDescriptor describe(RateLimitPolicy policy, String key) {
 		Decision state = this.store.peek(new Acquisition(policy.id(), policy.limit(), key, 1));
+		// A concurrency limit's free slots say how many of the key's requests are in flight (one read).
+		Long inFlight = policy.limit().algorithm().isRate() ? null : Math.max(0, state.limit() - state.remaining());
 		return new KeyDescriptor(policy.name(), key, state.limit(), state.remaining(),
-				Duration.ofNanos(state.resetNanos()).toMillis());
+				Duration.ofNanos(state.resetNanos()).toMillis(), inFlight);
 	}
 
 	/**
@@ -276,8 +278,10 @@ public class RateLimitsEndpoint {
 	 * @param key the key
 	 * @param limit the quota per period
 	 * @param remaining the tokens left now
-	 * @param resetMillis milliseconds until the budget is whole again
+	 * @param resetMillis milliseconds until the budget is whole again (0 for a concurrency limit)
+	 * @param inFlight for a concurrency limit, the key's requests in flight; {@code null} for a rate
 	 */
-	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis) {
+	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis,
+			@Nullable Long inFlight) {
 	}
 }

@@ -119,6 +119,7 @@ public final class RateLimitInterceptor implements HandlerInterceptor, HandlerEx
 			this.rejectionHandler.reject(request, response, result);
 			return false;
 		}
+		limited.holdSlots(result, this.limiter);
 		if (result.deferred().isEmpty()) {
 			if (result.isLimited()) {
 				this.headers.write(result, response);
@@ -145,6 +146,10 @@ public final class RateLimitInterceptor implements HandlerInterceptor, HandlerEx
 			return;
 		}
 		RateLimitResult result = this.limiter.decide(request, rules);
+		if (result.isAllowed()) {
+			// Served already: its slots are given back as the filter ends it.
+			limited.holdSlots(result, this.limiter);
+		}
 		if (result.waitNanos() > 0) {
 			// Too late to wait for a turn: give back the waiting place it was given.
 			this.limiter.doneWaiting();

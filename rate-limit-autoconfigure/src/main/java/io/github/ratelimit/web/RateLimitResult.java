@@ -24,6 +24,9 @@ public final class RateLimitResult {
 
 	private final long retryAfterSeconds;
 
+	/** The slots of concurrency limits the request holds until its response is complete. */
+	private final List<Acquisition> slots;
+
 	/**
 	 * Creates a result.
 	 * @param policies the enforced policies that applied
@@ -34,6 +37,11 @@ public final class RateLimitResult {
 	}
 
 	RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions, List<Deferred> deferred) {
+		this(policies, decisions, deferred, List.of());
+	}
+
+	RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions, List<Deferred> deferred,
+			List<Acquisition> slots) {
 		if (policies.size() != decisions.size()) {
 			throw new IllegalArgumentException("one decision per policy expected");
 		}
@@ -52,6 +60,7 @@ public final class RateLimitResult {
 		// Computed once: the header and the problem body both say it.
 		this.retryAfterSeconds = allowed ? 0 : Math.max(1, seconds(retryAfterNanos));
 		this.deferred = List.copyOf(deferred);
+		this.slots = List.copyOf(slots);
 	}
 
 	/** A result with no enforced policy: the request proceeds untouched, without headers. */
@@ -59,13 +68,23 @@ public final class RateLimitResult {
 		return new RateLimitResult(List.of(), List.of(), List.of());
 	}
 
-	RateLimitResult withShadowDeferred(List<Deferred> shadowDeferred) {
-		if (shadowDeferred.isEmpty()) {
+	RateLimitResult withShadow(List<Deferred> shadowDeferred, List<Acquisition> shadowSlots) {
+		if (shadowDeferred.isEmpty() && shadowSlots.isEmpty()) {
 			return this;
 		}
 		List<Deferred> all = new ArrayList<>(this.deferred);
 		all.addAll(shadowDeferred);
-		return new RateLimitResult(this.policies, this.decisions, all);
+		List<Acquisition> slots = new ArrayList<>(this.slots);
+		slots.addAll(shadowSlots);
+		return new RateLimitResult(this.policies, this.decisions, all, slots);
+	}
+
+	/**
+	 * The slots of concurrency limits (enforced and shadow) this allowed request took: held until its
+	 * response is complete, then given back ({@link RequestLimiter#release}).
+	 */
+	List<Acquisition> slots() {
+		return this.slots;
 	}
 
 	/**

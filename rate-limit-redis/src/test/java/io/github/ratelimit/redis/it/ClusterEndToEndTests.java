@@ -30,4 +30,9 @@ class ClusterEndToEndTests {
 	void twoInstancesShareOneBudget() {
 		SharedBudgetTests.twoInstancesShareOneBudget("spring.data.redis.cluster.nodes=" + cluster.nodes());
 	}
+
+	@Test
+	void twoInstancesShareTheSlotsOfAConcurrencyLimit() throws Exception {
+		SharedSlotsTests.twoInstancesShareTheSlots("spring.data.redis.cluster.nodes=" + cluster.nodes());
+	}
 }

@@ -71,7 +71,7 @@ class ConcurrencyLimitTests {
 		}
 		assertThat(InFlightController.GATE.awaitArrivals(3)).isTrue();
 		List<HttpResponse<String>> rejected = new ArrayList<>();
-		for (int i = 0; rejected.size() < 5 && i < 200; i++) {
+		for (int i = 0; rejected.size() < 5 && i < 1200; i++) {
 			Thread.sleep(25);
 			rejected.clear();
 			for (CompletableFuture<HttpResponse<String>> response : responses) {

@@ -54,11 +54,11 @@ class SampleApplicationTests {
 	void workRunsAtMostTwoAtOncePerClient() throws Exception {
 		// Three requests at once: two slow ones run, the third is rejected while they do.
 		java.util.concurrent.CompletableFuture<HttpResponse<String>> first = java.util.concurrent.CompletableFuture
-			.supplyAsync(() -> call("/api/work?ms=2000"));
+			.supplyAsync(() -> call("/api/work?ms=4000"));
 		java.util.concurrent.CompletableFuture<HttpResponse<String>> second = java.util.concurrent.CompletableFuture
-			.supplyAsync(() -> call("/api/work?ms=2000"));
+			.supplyAsync(() -> call("/api/work?ms=4000"));
 		String state = "";
-		for (int i = 0; i < 200 && !state.contains("\"inFlight\":2"); i++) {
+		for (int i = 0; i < 300 && !state.contains("\"inFlight\":2"); i++) {
 			Thread.sleep(10);
 			state = get("/actuator/ratelimits/work/ip:127.0.0.1").body();
 		}
@@ -70,7 +70,7 @@ class SampleApplicationTests {
 		assertThat(header(third, "RateLimit")).isEqualTo("\"work\";r=0");
 		assertThat(first.get().statusCode()).isEqualTo(200);
 		assertThat(second.get().statusCode()).isEqualTo(200);
-		assertThat(second.get().body()).isEqualTo("worked 2000 ms");
+		assertThat(second.get().body()).isEqualTo("worked 4000 ms");
 		HttpResponse<String> after = get("/api/work?ms=0");
 		assertThat(after.statusCode()).as("both slots are back").isEqualTo(200);
 		assertThat(header(after, "RateLimit")).isEqualTo("\"work\";r=1");

@@ -40,7 +40,7 @@ final class SharedSlotsTests {
 			}
 			assertThat(RedisTestApplication.arrivals.tryAcquire(2, 30, TimeUnit.SECONDS)).isTrue();
 			List<HttpResponse<String>> rejected = new ArrayList<>();
-			for (int i = 0; i < 400 && rejected.size() < 10; i++) {
+			for (int i = 0; i < 1200 && rejected.size() < 10; i++) {
 				Thread.sleep(25);
 				rejected = responses.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join).toList();
 			}

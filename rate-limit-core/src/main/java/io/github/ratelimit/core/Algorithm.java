@@ -44,7 +44,7 @@ public enum Algorithm {
 
 	/**
 	 * At most {@code limit} requests in flight per key: a slot is taken when a request is decided and
-	 * given back when its response is complete (see {@link ConcurrencyState}). Not a rate: it has no
+	 * given back when its response is complete (see {@code ConcurrencyState}). Not a rate: it has no
 	 * period, no burst and no turn to wait for; a rejected request may retry after a second.
 	 */
 	CONCURRENCY("concurrency", false, false);

@@ -225,7 +225,7 @@ public class RateLimitsEndpoint {
 	 * @param name the name
 	 * @param algorithm the algorithm
 	 * @param limit the quota per period
-	 * @param period the period
+	 * @param period the period; {@code null} for a concurrency limit, which has none
 	 * @param burst the capacity
 	 * @param key the key setting
 	 * @param cost tokens per request
@@ -233,7 +233,7 @@ public class RateLimitsEndpoint {
 	 * @param maxDelay the longest wait in delay mode, {@code null} when rejecting
 	 * @param shadow whether it only observes
 	 */
-	public record PolicyDescriptor(String name, String algorithm, long limit, Duration period, long burst, String key,
+	public record PolicyDescriptor(String name, String algorithm, long limit, @Nullable Duration period, long burst, String key,
 			long cost, String count, @Nullable Duration maxDelay, boolean shadow, Map<String, PlanDescriptor> plans,
 			boolean overridden) {
 
@@ -241,9 +241,9 @@ public class RateLimitsEndpoint {
 			Map<String, PlanDescriptor> plans = new LinkedHashMap<>();
 			policy.plans()
 				.forEach((name, limit) -> plans.put(name,
-						new PlanDescriptor(limit.limit(), limit.period(), limit.burst())));
+						new PlanDescriptor(limit.limit(), limit.algorithm().isRate() ? limit.period() : null, limit.burst())));
 			return new PolicyDescriptor(policy.name(), policy.limit().algorithm().id(), policy.limit().limit(),
-					policy.limit().period(), policy.limit().burst(), policy.keySpec(), policy.cost(),
+					policy.limit().algorithm().isRate() ? policy.limit().period() : null, policy.limit().burst(), policy.keySpec(), policy.cost(),
 					policy.count().name().toLowerCase(Locale.ROOT),
 					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow(),
 					plans, policy.isOverridden());
@@ -255,10 +255,10 @@ public class RateLimitsEndpoint {
 	 * One plan's values in force.
 	 *
 	 * @param limit the quota per period
-	 * @param period the period
+	 * @param period the period; {@code null} for a concurrency limit
 	 * @param burst the capacity
 	 */
-	public record PlanDescriptor(long limit, Duration period, long burst) {
+	public record PlanDescriptor(long limit, @Nullable Duration period, long burst) {
 	}
 
 	/**

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.core.Algorithm;
-import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.ClientIpSource;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
@@ -172,7 +172,7 @@ public class RateLimitProperties {
 		 * (RFC 7239), or the name of a header the proxy sets to one address, such as X-Real-IP or
 		 * CF-Connecting-IP.
 		 */
-		private String header = ClientIpResolver.X_FORWARDED_FOR;
+		private String header = "X-Forwarded-For";
 
 		/**
 		 * Prefix length IPv4 clients are keyed by, 8 to 32; 32 keys each address.
@@ -190,7 +190,7 @@ public class RateLimitProperties {
 		 * limiter's own trusted proxies, whatever server.forward-headers-strategy says) or container
 		 * (the address the container or Spring resolved from forwarding headers).
 		 */
-		private ClientIpResolver.Source source = ClientIpResolver.Source.CONNECTION;
+		private ClientIpSource source = ClientIpSource.CONNECTION;
 
 		public List<String> getTrustedProxies() {
 			return this.trustedProxies;
@@ -224,11 +224,11 @@ public class RateLimitProperties {
 			this.ipv6Prefix = ipv6Prefix;
 		}
 
-		public ClientIpResolver.Source getSource() {
+		public ClientIpSource getSource() {
 			return this.source;
 		}
 
-		public void setSource(ClientIpResolver.Source source) {
+		public void setSource(ClientIpSource source) {
 			this.source = source;
 		}
 

@@ -27,7 +27,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.ManualClock;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -19,12 +19,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.redis.OnFailure;
 import io.github.ratelimit.redis.RedisRateLimitStore;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 
 /**
  * The Redis store when {@code rate-limit.store.type=redis}: a {@link RedisRateLimitStore} on the

@@ -61,6 +61,10 @@ public final class RedisMemory {
 				long logAfterAll = -1;
 				try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(5)).build()) {
 					for (Algorithm algorithm : Algorithm.values()) {
+						if (!algorithm.isRate()) {
+							// Requests in flight hold leases, not a per-key state of a rate.
+							continue;
+						}
 						Limit limit = Limit.builder().algorithm(algorithm).limit(100).period(Duration.ofMinutes(1)).build();
 						Acquisition one = new Acquisition(algorithm.id(), limit, CLIENT, 1);
 						store.tryAcquire(one);

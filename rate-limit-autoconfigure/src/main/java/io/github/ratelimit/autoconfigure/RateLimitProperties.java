@@ -385,18 +385,18 @@ public class RateLimitProperties {
 	public static class Policy {
 
 		/**
-		 * Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter or
-		 * leaky-bucket.
+		 * Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter,
+		 * leaky-bucket, or concurrency (at most limit requests of a key in flight, no period).
 		 */
 		private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
 
 		/**
-		 * Requests (tokens) allowed per period; required, positive.
+		 * Requests (tokens) allowed per period; required, positive (with concurrency: requests in flight).
 		 */
 		private @Nullable Long limit;
 
 		/**
-		 * Period the limit refers to, e.g. 1s, 1m, 1h; required, positive.
+		 * Period the limit refers to, e.g. 1s, 1m, 1h; required, positive (not with concurrency).
 		 */
 		private @Nullable Duration period;
 

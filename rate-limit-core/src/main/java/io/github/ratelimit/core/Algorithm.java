@@ -40,7 +40,14 @@ public enum Algorithm {
 	 * (requests rejected at once) it is the token bucket; in delay mode it shapes traffic, serving even
 	 * simultaneous requests spaced at the drain rate (see {@code LeakyBucket}).
 	 */
-	LEAKY_BUCKET("leaky-bucket", true, true);
+	LEAKY_BUCKET("leaky-bucket", true, true),
+
+	/**
+	 * At most {@code limit} requests in flight per key: a slot is taken when a request is decided and
+	 * given back when its response is complete (see {@code ConcurrencyState}). Not a rate: it has no
+	 * period, no burst and no turn to wait for; a rejected request may retry after a second.
+	 */
+	CONCURRENCY("concurrency", false, false);
 
 	private final String id;
 
@@ -68,6 +75,15 @@ public enum Algorithm {
 	 */
 	public boolean canDelay() {
 		return this.canDelay;
+	}
+
+	/**
+	 * Returns whether the algorithm limits requests over time (every algorithm but
+	 * {@link #CONCURRENCY}, which limits requests in flight).
+	 * @return {@code true} for the rate algorithms
+	 */
+	public boolean isRate() {
+		return this != CONCURRENCY;
 	}
 
 	/**

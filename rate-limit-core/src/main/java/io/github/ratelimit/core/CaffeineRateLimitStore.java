@@ -56,6 +56,10 @@ import org.jspecify.annotations.Nullable;
  * in force, and a state of another limit is swapped, atomically for its key, for its successor
  * ({@code LimiterState.moveTo}), which keeps what was spent. A thread still holding the retired state
  * is answered {@code null} by it and asks the table again, so no token is spent twice or lost.
+ * <p>
+ * <b>Concurrency limits</b> ({@link Algorithm#CONCURRENCY}) have tables of their own
+ * ({@code ConcurrencyTable}): an exact count of requests in flight per key, dropped when its last
+ * request ends (never by age), bounded by {@code maximumSize} keys with overflow counters as above.
  */
 public final class CaffeineRateLimitStore implements RateLimitStore {
 
@@ -82,6 +86,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	private final ConcurrentMap<String, Table> tables = new ConcurrentHashMap<>();
 
+	private final ConcurrentMap<String, ConcurrencyTable> concurrencyTables = new ConcurrentHashMap<>();
+
 	/**
 	 * Creates a store.
 	 * @param maximumSize the most keys tracked at once per limit; positive
@@ -107,6 +113,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Decision tryAcquire(Acquisition acquisition) {
+		if (isConcurrency(acquisition)) {
+			return concurrencyTable(acquisition.limitId()).tryAcquire(acquisition);
+		}
 		return decide(acquisition, true, ACQUIRE);
 	}
 
@@ -117,6 +126,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public Decision check(Acquisition acquisition) {
+		if (isConcurrency(acquisition)) {
+			return concurrencyTable(acquisition.limitId()).check(acquisition);
+		}
 		Table table = table(acquisition.limitId());
 		String key = acquisition.key();
 		while (true) {
@@ -147,6 +159,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Decision release(Acquisition acquisition) {
+		if (isConcurrency(acquisition)) {
+			return concurrencyTable(acquisition.limitId()).release(acquisition);
+		}
 		return decide(acquisition, false, RELEASE);
 	}
 
@@ -158,6 +173,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public Decision peek(Acquisition acquisition) {
+		if (isConcurrency(acquisition)) {
+			return concurrencyTable(acquisition.limitId()).peek(acquisition);
+		}
 		Table table = table(acquisition.limitId());
 		while (true) {
 			LimiterState state = table.states.policy().getIfPresentQuietly(acquisition.key());
@@ -171,6 +189,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void reset(String limitId, String key) {
+		ConcurrencyTable concurrency = this.concurrencyTables.get(limitId);
+		if (concurrency != null) {
+			concurrency.reset(key);
+		}
 		Table table = this.tables.get(limitId);
 		if (table != null && table.states.asMap().remove(key) != null) {
 			table.tracked.decrementAndGet();
@@ -186,6 +208,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		for (Table table : this.tables.values()) {
 			size += table.tracked.get();
 		}
+		for (ConcurrencyTable table : this.concurrencyTables.values()) {
+			size += table.size();
+		}
 		return size;
 	}
 
@@ -197,7 +222,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 */
 	public long size(String limitId) {
 		Table table = this.tables.get(limitId);
-		return (table != null) ? table.tracked.get() : 0;
+		ConcurrencyTable concurrency = this.concurrencyTables.get(limitId);
+		return ((table != null) ? table.tracked.get() : 0) + ((concurrency != null) ? concurrency.size() : 0);
 	}
 
 	/**
@@ -221,6 +247,17 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	void cleanUp() {
 		this.tables.values().forEach((table) -> table.states.cleanUp());
+	}
+
+	private static boolean isConcurrency(Acquisition acquisition) {
+		return acquisition.limit().algorithm() == Algorithm.CONCURRENCY;
+	}
+
+	private ConcurrencyTable concurrencyTable(String limitId) {
+		ConcurrencyTable table = this.concurrencyTables.get(limitId);
+		return (table != null) ? table
+				: this.concurrencyTables.computeIfAbsent(limitId,
+						(id) -> new ConcurrencyTable(this.maximumSize, this.clock, this.seed));
 	}
 
 	private Table table(String limitId) {

@@ -10,6 +10,12 @@ import java.util.Objects;
  */
 public final class Limit {
 
+	/** The largest limit a concurrency limit accepts: requests in flight per key (one lease each in Redis). */
+	public static final long MAX_CONCURRENCY_LIMIT = 10_000;
+
+	/** The nominal period of a concurrency limit, which has none: the retry-after of its rejections. */
+	static final java.time.Duration CONCURRENCY_PERIOD = java.time.Duration.ofSeconds(1);
+
 	/** The largest limit a sliding-window-log accepts: 80 KB of timestamps per key at most. */
 	public static final long MAX_LOG_LIMIT = 10_000;
 
@@ -64,7 +70,8 @@ public final class Limit {
 
 	/**
 	 * Returns the period the quota refers to.
-	 * @return the period, positive
+	 * @return the period, positive; for {@link Algorithm#CONCURRENCY}, which has none, a nominal second
+	 * (the retry-after of its rejections)
 	 */
 	public Duration period() {
 		return this.period;
@@ -99,7 +106,7 @@ public final class Limit {
 	 * Returns how long a key's state may sit untouched before it is surely equal to a fresh state, so
 	 * that a store can forget it without changing any decision: a bucket's time to refill (or drain)
 	 * the whole burst, one period for a fixed window or a log, two periods for the window counter
-	 * (the current window still weighs on the next).
+	 * (the current window still weighs on the next); never for a concurrency limit ({@link Long#MAX_VALUE}).
 	 * @return nanoseconds
 	 */
 	public long idleNanosUntilFresh() {
@@ -107,6 +114,9 @@ public final class Limit {
 			case TOKEN_BUCKET, LEAKY_BUCKET -> this.toleranceNanos;
 			case FIXED_WINDOW, SLIDING_WINDOW_LOG -> this.period.toNanos();
 			case SLIDING_WINDOW_COUNTER -> 2 * this.period.toNanos();
+			// Fresh when nothing is in flight, which no time of idleness implies: stores drop a key when
+			// its last request ends, never by age.
+			case CONCURRENCY -> Long.MAX_VALUE;
 		};
 	}
 
@@ -121,6 +131,7 @@ public final class Limit {
 			case FIXED_WINDOW -> new FixedWindow(this);
 			case SLIDING_WINDOW_LOG -> new SlidingWindowLog(this);
 			case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounter(this);
+			case CONCURRENCY -> new ConcurrencyState(this);
 		};
 	}
 
@@ -177,7 +188,7 @@ public final class Limit {
 		}
 
 		/**
-		 * Sets the period.
+		 * Sets the period (not for {@link Algorithm#CONCURRENCY}, which has none).
 		 * @param period must be positive
 		 * @return this builder
 		 */
@@ -204,6 +215,9 @@ public final class Limit {
 		public Limit build() {
 			if (this.limit <= 0) {
 				throw new IllegalArgumentException("limit must be positive, was " + this.limit);
+			}
+			if (this.algorithm == Algorithm.CONCURRENCY) {
+				return buildConcurrency();
 			}
 			if (this.period.isNegative() || this.period.isZero()) {
 				throw new IllegalArgumentException("period must be positive, was " + this.period);
@@ -243,6 +257,22 @@ public final class Limit {
 				throw new IllegalArgumentException("burst " + burst + " takes longer than 100 years to refill at "
 						+ this.limit + " per " + this.period + "; lower the burst");
 			}
+			return new Limit(this);
+		}
+
+		private Limit buildConcurrency() {
+			if (!this.period.isZero()) {
+				throw new IllegalArgumentException("period does not apply to concurrency, which limits requests in "
+						+ "flight, not per period; leave period unset");
+			}
+			if (this.burst != null && this.burst != this.limit) {
+				throw new IllegalArgumentException("burst does not apply to concurrency; leave burst unset");
+			}
+			if (this.limit > MAX_CONCURRENCY_LIMIT) {
+				throw new IllegalArgumentException("a concurrency limit holds one slot per request in flight; "
+						+ this.limit + " per key is more than the " + MAX_CONCURRENCY_LIMIT + " it accepts");
+			}
+			this.period = CONCURRENCY_PERIOD;
 			return new Limit(this);
 		}
 	}

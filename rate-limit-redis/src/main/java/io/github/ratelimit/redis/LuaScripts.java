@@ -15,7 +15,8 @@ import io.github.ratelimit.core.Algorithm;
  * The Lua scripts, one per {@link Algorithm} (found by its id: {@code lua/<id>.lua}) plus one that
  * holds them all for requests whose limits use different algorithms. Each script is the shared
  * prelude, the algorithm(s), and the driver that reads the arguments. A last one, {@code check.lua}
- * after every algorithm, checks budgets without writing. Immutable.
+ * after every algorithm, checks budgets without writing; {@code lease-refresh.lua} refreshes the leases
+ * of concurrency limits. Immutable.
  */
 final class LuaScripts {
 
@@ -27,10 +28,14 @@ final class LuaScripts {
 
 	private final LuaScript check;
 
-	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check) {
+	private final LuaScript leaseRefresh;
+
+	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check,
+			LuaScript leaseRefresh) {
 		this.byAlgorithm = byAlgorithm;
 		this.combined = combined;
 		this.check = check;
+		this.leaseRefresh = leaseRefresh;
 	}
 
 	/**
@@ -49,7 +54,7 @@ final class LuaScripts {
 			all.append(source);
 		}
 		return new LuaScripts(byAlgorithm, LuaScript.of("combined", all + driver),
-				LuaScript.of("check", all + read("check.lua")));
+				LuaScript.of("check", all + read("check.lua")), LuaScript.of("lease-refresh", read("lease-refresh.lua")));
 	}
 
 	/**
@@ -71,6 +76,7 @@ final class LuaScripts {
 		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
 		all.add(this.combined);
 		all.add(this.check);
+		all.add(this.leaseRefresh);
 		return all;
 	}
 
@@ -81,6 +87,11 @@ final class LuaScripts {
 	/** The read-only script that checks acquisitions of any algorithms without taking anything. */
 	LuaScript check() {
 		return this.check;
+	}
+
+	/** Refreshes the leases of concurrency limits an instance holds ({@code lease-refresh.lua}). */
+	LuaScript leaseRefresh() {
+		return this.leaseRefresh;
 	}
 
 	LuaScript combined() {

@@ -12,11 +12,14 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -32,6 +35,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
@@ -101,6 +105,19 @@ import io.github.ratelimit.core.SharedPolicyOverrides;
  * TTL); each instance polls the counter every {@code overridesPollInterval} (1 s by default) and, when
  * it moved, reads the hash and forgets every rejection it keeps. A reset of a key moves the counter
  * too, so within that interval no instance keeps a rejection of a key that was reset elsewhere.
+ * <p>
+ * <b>Concurrency limits</b> ({@link Algorithm#CONCURRENCY}). A key's requests in flight are leases in a
+ * sorted set: one member per slot (an id unique to this store and request), scored with its expiry in
+ * Redis' time ({@code leaseExpiry}, 5 s by default); a script drops the expired leases, counts the
+ * others and adds the new one in one atomic call ({@code ZREMRANGEBYSCORE}, {@code ZCARD}, {@code ZADD}),
+ * so the budget is one and exact across instances. While a request runs, a thread of this store
+ * refreshes its leases every third of the expiry, one script call per hash slot for all leases of that
+ * slot; a release removes the request's lease. An instance that dies (or a release that fails, or
+ * refreshes that fail for a whole expiry) frees its slots once their leases expire, never later; and as
+ * long as refreshes succeed in time the limit is never exceeded. A slot on-failure granted is given back
+ * where it was taken (the local store, or nowhere). The rejection cache and coalescing never apply to
+ * concurrency limits: a slot comes back when a request ends, not at a time a rejection could tell, and
+ * each acquisition carries its own lease.
  * <p>
  * <b>Start-up.</b> {@link Builder#build()} waits (at most a second) for one call that connects and
  * reads a key: refused credentials are logged as an ERROR naming {@code spring.data.redis.username}
@@ -191,6 +208,22 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	private final Coalescer coalescer;
 
 	private final RedisOverrides overrides;
+	private final long leaseExpiryNanos;
+
+	/** Makes lease ids unique across instances: random per store, then a counter. */
+	private final String leasePrefix = Long.toString(new java.security.SecureRandom().nextLong() & Long.MAX_VALUE, 36)
+			+ ".";
+
+	private final AtomicLong leaseCounter = new AtomicLong();
+
+	/** The leases of concurrency limits this store holds, by acquisition (its identity: one per request). */
+	private final ConcurrentMap<Identity, Lease> leases = new ConcurrentHashMap<>();
+
+	private final ScheduledExecutorService leaseRefresher = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "rate-limit-redis-lease-refresh");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	/** Gives back what late replies took: one thread, a bounded queue (an outage must not pile up work). */
 	private final ThreadPoolExecutor compensator = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
@@ -220,6 +253,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		this.overrides = new RedisOverrides(builder.connectionFactory, builder.keyPrefix, builder.overridesPollInterval,
 				this.rejections::clear);
+		this.leaseExpiryNanos = builder.leaseExpiry.toNanos();
+		if (builder.refreshLeases) {
+			long every = Math.max(1_000_000L, this.leaseExpiryNanos / 3);
+			this.leaseRefresher.scheduleWithFixedDelay(this::refreshLeases, every, every, TimeUnit.NANOSECONDS);
+		}
 		runner.warmUp(this.scripts.all());
 		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
 	}
@@ -242,8 +280,31 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	@Override
 	public Decision release(Acquisition acquisition) {
+		return release(acquisition, deadline());
+	}
+
+	private Decision release(Acquisition acquisition, long deadline) {
+		if (isConcurrency(acquisition)) {
+			return releaseSlot(acquisition, deadline);
+		}
 		this.rejections.drop(acquisition.limitId(), acquisition.key());
-		return decide(List.of(acquisition), RELEASE, deadline()).get(0);
+		return decide(List.of(acquisition), RELEASE, deadline).get(0);
+	}
+
+	/**
+	 * Gives back a request's slot where it was taken: its lease in Redis (a failure leaves it to expire),
+	 * the local store (on-failure: local), or nowhere (on-failure allowed it without a slot).
+	 */
+	private Decision releaseSlot(Acquisition acquisition, long deadline) {
+		Lease lease = this.leases.remove(new Identity(acquisition));
+		Limit limit = acquisition.limit();
+		if (lease == null || lease.where == Lease.NOWHERE) {
+			return Decision.allowed(limit.limit(), limit.limit(), 0, 0);
+		}
+		if (lease.where == Lease.LOCAL) {
+			return this.localStore.release(acquisition);
+		}
+		return decide(List.of(acquisition), RELEASE, deadline, new Lease[] { lease }).get(0);
 	}
 
 	/**
@@ -351,7 +412,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		if (rejected) {
 			for (int i = 0; i < decisions.size(); i++) {
 				if (decisions.get(i).isAllowed()) {
-					decisions.set(i, decide(List.of(acquisitions.get(i)), RELEASE, deadline).get(0));
+					decisions.set(i, release(acquisitions.get(i), deadline));
 				}
 			}
 		}
@@ -457,9 +518,88 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		return this.cachedRejections.sum();
 	}
 
+	/**
+	 * Returns how many leases of concurrency limits this store holds in Redis now (one per request in
+	 * flight), which its refresher keeps alive.
+	 * @return the count
+	 */
+	long leasesHeld() {
+		return this.leases.values().stream().filter((lease) -> lease.where == Lease.REDIS).count();
+	}
+
+	/**
+	 * Gives every lease this store holds in Redis a new expiry: one script call per hash slot (per
+	 * {@value #REFRESH_BATCH} keys), each waiting at most {@code timeout}. A call that fails leaves those
+	 * leases to the next refresh, and to their expiry.
+	 */
+	void refreshLeases() {
+		try {
+			Map<Integer, Map<String, List<Lease>>> bySlot = new java.util.HashMap<>();
+			for (Lease lease : this.leases.values()) {
+				if (lease.where == Lease.REDIS) {
+					int slot = this.clustered ? ClusterSlotHashUtil.calculateSlot(lease.key) : 0;
+					bySlot.computeIfAbsent(slot, (s) -> new java.util.LinkedHashMap<>())
+						.computeIfAbsent(new String(lease.key, StandardCharsets.UTF_8), (k) -> new ArrayList<>())
+						.add(lease);
+				}
+			}
+			for (Map<String, List<Lease>> byKey : bySlot.values()) {
+				List<List<Lease>> batch = new ArrayList<>();
+				for (List<Lease> ofKey : byKey.values()) {
+					batch.add(ofKey);
+					if (batch.size() == REFRESH_BATCH) {
+						refresh(batch);
+						batch = new ArrayList<>();
+					}
+				}
+				if (!batch.isEmpty()) {
+					refresh(batch);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			// The scheduler must keep running: the next refresh tries again.
+			logger.debug("Redis rate limit store could not refresh its leases", ex);
+		}
+	}
+
+	private static final int REFRESH_BATCH = 256;
+
+	private void refresh(List<List<Lease>> byKey) {
+		byte[][] keys = new byte[byKey.size()][];
+		List<byte[]> args = new ArrayList<>();
+		args.add((this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME);
+		args.add(number(micros(this.leaseExpiryNanos)));
+		for (int i = 0; i < keys.length; i++) {
+			List<Lease> ofKey = byKey.get(i);
+			keys[i] = ofKey.get(0).key;
+			args.add(number(ofKey.size()));
+			for (Lease lease : ofKey) {
+				args.add(bytes(lease.id));
+				args.add(number(lease.cost));
+			}
+		}
+		RedisNode node = node(keys[0]);
+		long sent = System.nanoTime();
+		try {
+			List<Long> reply = this.runner.run(this.scripts.leaseRefresh(), keys, args.toArray(byte[][]::new),
+					sent + this.timeoutNanos, null);
+			learnClock(node, sent, reply);
+			onAnswer(node);
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			onError(node, ex);
+		}
+	}
+
 	@Override
 	public void close() {
 		this.overrides.close();
+		// Leases this store still holds are not given back: like a crashed instance's, they expire.
+		this.leaseRefresher.shutdownNow();
 		this.compensator.shutdown();
 		try {
 			this.compensator.awaitTermination(this.timeoutNanos * 2, TimeUnit.NANOSECONDS);
@@ -475,6 +615,37 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline) {
+		if (op != ACQUIRE || !anyConcurrency(acquisitions)) {
+			return decide(acquisitions, op, deadline, null);
+		}
+		Lease[] leases = new Lease[acquisitions.size()];
+		for (int i = 0; i < leases.length; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			if (isConcurrency(acquisition)) {
+				leases[i] = new Lease(this.leasePrefix + this.leaseCounter.incrementAndGet(),
+						this.keys.key(acquisition.limitId(), acquisition.key()), acquisition.cost());
+				// Registered before the call, so that a refresh never misses a lease Redis has granted.
+				this.leases.put(new Identity(acquisition), leases[i]);
+			}
+		}
+		List<Decision> decisions = decide(acquisitions, op, deadline, leases);
+		boolean allowed = decisions.stream().allMatch(Decision::isAllowed);
+		for (int i = 0; i < leases.length; i++) {
+			if (leases[i] != null && !allowed) {
+				// All or nothing: a rejected request holds no slot (the script, or the local store, gave it back).
+				this.leases.remove(new Identity(acquisitions.get(i)));
+			}
+		}
+		return decisions;
+	}
+
+	/**
+	 * Decides with Redis, or on-failure.
+	 * @param leases per acquisition, the lease of a concurrency limit (else {@code null}); {@code null}
+	 * when none is of a concurrency limit
+	 */
+	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline, Lease @Nullable [] leases) {
+		// Never for a concurrency limit (RejectionCache#applies): its slots come back when requests end.
 		boolean cacheable = op == ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0));
 		if (cacheable) {
 			Decision cached = this.rejections.find(acquisitions.get(0), System.nanoTime());
@@ -486,7 +657,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		byte[][] keys = keys(acquisitions);
 		RedisNode node = node(keys[0]);
 		if (!node.breaker().tryPass()) {
-			return fallback(acquisitions, op);
+			return fallback(acquisitions, op, leases);
 		}
 		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
 		// tokens taken anyway is given back. A late release or peek is harmless.
@@ -496,10 +667,12 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		List<Long> reply;
 		long sent = System.nanoTime();
 		try {
-			reply = (acquire && this.coalescing && this.runner.canSend() && (!this.clustered || sameSlot(acquisitions)))
+			// Never coalesced with a concurrency limit: each acquisition carries its own lease.
+			reply = (acquire && leases == null && this.coalescing && this.runner.canSend()
+					&& (!this.clustered || sameSlot(acquisitions)))
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
-					: this.runner.run(script, keys, args(acquisitions, op, serverDeadline), deadline,
-							acquire ? (late) -> giveBack(node, script, keys, acquisitions, late) : null);
+					: this.runner.run(script, keys, args(acquisitions, op, serverDeadline, leases), deadline,
+							acquire ? (late) -> giveBack(node, script, keys, acquisitions, leases, late) : null);
 			learnClock(node, sent, reply);
 			if (isPastDeadline(reply)) {
 				throw new TimeoutException("Redis ran the call after its deadline");
@@ -507,14 +680,14 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 		catch (CountedElsewhere ex) {
 			// Another request of the same coalesced call reported its failure: once per call, not per request.
-			return fallback(acquisitions, op);
+			return fallback(acquisitions, op, leases);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}
 			onError(node, ex);
-			return fallback(acquisitions, op);
+			return fallback(acquisitions, op, leases);
 		}
 		onAnswer(node);
 		List<Decision> decisions = decisions(acquisitions, reply);
@@ -536,7 +709,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			pending.abandoned = true;
-			pending.reply.thenAccept((late) -> giveBack(node, script, keys, acquisitions, late));
+			pending.reply.thenAccept((late) -> giveBack(node, script, keys, acquisitions, null, late));
 			Coalescer.Batch batch = pending.batch;
 			if (batch == null || !batch.countFailure()) {
 				// Never sent (its lane was busy) or its call's failure is counted by another request.
@@ -640,7 +813,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * Runs on the client's thread: the release is queued for the compensation thread.
 	 */
 	private void giveBack(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
-			List<Long> reply) {
+			Lease @Nullable [] leases, List<Long> reply) {
 		if (isPastDeadline(reply) || reply.size() != 8 * acquisitions.size() + 1) {
 			return;
 		}
@@ -652,7 +825,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		try {
 			this.compensator.execute(() -> {
 				try {
-					this.runner.run(script, keys, args(acquisitions, RELEASE, ServerClock.NONE),
+					this.runner.run(script, keys, args(acquisitions, RELEASE, ServerClock.NONE, leases),
 							System.nanoTime() + this.timeoutNanos, null);
 				}
 				catch (Exception ex) {
@@ -755,7 +928,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			try {
 				long sent = System.nanoTime();
 				List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
-						args(List.of(probe), PEEK, ServerClock.NONE), sent + wait.toNanos(), null);
+						args(List.of(probe), PEEK, ServerClock.NONE, null), sent + wait.toNanos(), null);
 				learnClock(node(keys(List.of(probe))[0]), sent, reply);
 				result.complete(null);
 			}
@@ -806,8 +979,17 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 	}
 
-	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op) {
+	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op, Lease @Nullable [] leases) {
 		this.fallbacks.increment();
+		if (leases != null) {
+			// A slot on-failure grants is not in Redis: given back to the local store, or nowhere.
+			int where = (this.onFailure == OnFailure.LOCAL && op == ACQUIRE) ? Lease.LOCAL : Lease.NOWHERE;
+			for (Lease lease : leases) {
+				if (lease != null) {
+					lease.where = where;
+				}
+			}
+		}
 		boolean release = op == RELEASE || op == PEEK;
 		if (this.onFailure == OnFailure.LOCAL) {
 			if (op == CHECK) {
@@ -845,29 +1027,96 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		return keys;
 	}
 
-	private byte[][] args(List<Acquisition> acquisitions, byte[] op, long serverDeadline) {
+	private byte[][] args(List<Acquisition> acquisitions, byte[] op, long serverDeadline, Lease @Nullable [] leases) {
 		byte[][] args = new byte[3 + 7 * acquisitions.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
 		args[1] = (op == PEEK) ? RELEASE : op;
 		args[2] = (serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline);
 		int i = 3;
-		for (Acquisition acquisition : acquisitions) {
-			i = acquisitionArgs(args, i, acquisition, op);
+		for (int a = 0; a < acquisitions.size(); a++) {
+			i = acquisitionArgs(args, i, acquisitions.get(a), op, (leases != null) ? leases[a] : null);
 		}
 		return args;
 	}
 
-	private static int acquisitionArgs(byte[][] args, int at, Acquisition acquisition, byte[] op) {
+	private int acquisitionArgs(byte[][] args, int at, Acquisition acquisition, byte[] op, @Nullable Lease lease) {
 		Limit limit = acquisition.limit();
 		int i = at;
 		args[i++] = bytes(limit.algorithm().id());
 		args[i++] = number((op == PEEK) ? 0 : acquisition.cost());
 		args[i++] = number(acquisition.maxWaitNanos() / 1000);
 		args[i++] = number(limit.limit());
+		if (limit.algorithm() == Algorithm.CONCURRENCY) {
+			// A lease: its expiry as the period, its id as the interval (see concurrency.lua).
+			args[i++] = number(micros(this.leaseExpiryNanos));
+			args[i++] = number(limit.burst());
+			args[i++] = (lease != null) ? bytes(lease.id) : NO_DEADLINE;
+			return i;
+		}
 		args[i++] = number(micros(limit.period().toNanos()));
 		args[i++] = number(limit.burst());
 		args[i++] = number(micros(limit.emissionIntervalNanos()));
 		return i;
+	}
+
+	private static boolean isConcurrency(Acquisition acquisition) {
+		return acquisition.limit().algorithm() == Algorithm.CONCURRENCY;
+	}
+
+	private static boolean anyConcurrency(List<Acquisition> acquisitions) {
+		for (Acquisition acquisition : acquisitions) {
+			if (isConcurrency(acquisition)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** A request's slot of a concurrency limit: where it was taken, and its lease in Redis. */
+	private static final class Lease {
+
+		static final int REDIS = 0;
+
+		static final int LOCAL = 1;
+
+		static final int NOWHERE = 2;
+
+		final String id;
+
+		final byte[] key;
+
+		final long cost;
+
+		/** Where the slot was taken: Redis (refreshed, released there), the local store, or nowhere. */
+		volatile int where = REDIS;
+
+		Lease(String id, byte[] key, long cost) {
+			this.id = id;
+			this.key = key;
+			this.cost = cost;
+		}
+
+	}
+
+	/** An acquisition by identity: equal acquisitions of two requests are two slots. */
+	private static final class Identity {
+
+		private final Acquisition acquisition;
+
+		Identity(Acquisition acquisition) {
+			this.acquisition = acquisition;
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof Identity that && that.acquisition == this.acquisition;
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this.acquisition);
+		}
+
 	}
 
 	private static List<Decision> decisions(List<Acquisition> acquisitions, List<Long> reply) {
@@ -1004,6 +1253,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 		private @Nullable LongSupplier nowMicros;
 
+		private Duration leaseExpiry = Duration.ofSeconds(5);
+
+		private boolean refreshLeases = true;
+
 		private Builder(RedisConnectionFactory connectionFactory) {
 			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
 		}
@@ -1134,6 +1387,27 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 
 		/**
+		 * Sets how long a slot of a concurrency limit outlives its last refresh (5 s when not called): the
+		 * store refreshes the leases of requests in flight every third of it, so an instance that dies
+		 * frees its slots within this time.
+		 * @param leaseExpiry positive, in Redis' time
+		 * @return this builder
+		 */
+		public Builder leaseExpiry(Duration leaseExpiry) {
+			this.leaseExpiry = Objects.requireNonNull(leaseExpiry, "leaseExpiry");
+			return this;
+		}
+
+		/**
+		 * Stops the refresher (tests only: they call {@link RedisRateLimitStore#refreshLeases()} themselves).
+		 * @return this builder
+		 */
+		Builder withoutLeaseRefresher() {
+			this.refreshLeases = false;
+			return this;
+		}
+
+		/**
 		 * Replaces the server's {@code TIME} with a clock of the caller's, for tests only.
 		 * @param nowMicros epoch microseconds
 		 * @return this builder
@@ -1168,6 +1442,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			if (this.overridesPollInterval.isNegative() || this.overridesPollInterval.isZero()) {
 				throw new IllegalArgumentException("overrides poll interval must be positive, was "
 						+ this.overridesPollInterval);
+			}
+			if (this.leaseExpiry.isNegative() || this.leaseExpiry.toMillis() < 1) {
+				throw new IllegalArgumentException("lease expiry must be at least 1 ms, was " + this.leaseExpiry);
 			}
 			if (this.threads < 1) {
 				throw new IllegalArgumentException("threads must be positive, was " + this.threads);

@@ -84,7 +84,7 @@ class RedisRateLimitStoreTests {
 	@Test
 	void everyAlgorithmSetsATtl() {
 		for (Algorithm algorithm : Algorithm.values()) {
-			Limit limit = Limit.builder().algorithm(algorithm).limit(3).period(Duration.ofSeconds(30)).build();
+			Limit limit = limit(algorithm, 3, Duration.ofSeconds(30));
 			this.store.tryAcquire(new Acquisition(algorithm.id(), limit, "k", 1));
 			String key = this.store.redisKey(algorithm.id(), "k");
 			assertThat(redis.commands().pttl(key)).as(key).isBetween(1L, 60_002L);
@@ -94,8 +94,8 @@ class RedisRateLimitStoreTests {
 	@Test
 	void spentTokensStaySpentWhenAKeysLimitChanges() {
 		for (Algorithm algorithm : Algorithm.values()) {
-			Limit two = Limit.builder().algorithm(algorithm).limit(2).period(Duration.ofHours(1)).build();
-			Limit four = Limit.builder().algorithm(algorithm).limit(4).period(Duration.ofHours(1)).build();
+			Limit two = limit(algorithm, 2, Duration.ofHours(1));
+			Limit four = limit(algorithm, 4, Duration.ofHours(1));
 			String id = "change-" + algorithm.id();
 			assertThat(this.store.tryAcquire(new Acquisition(id, two, "k", 1)).isAllowed()).isTrue();
 			assertThat(this.store.tryAcquire(new Acquisition(id, two, "k", 1)).isAllowed()).isTrue();
@@ -239,5 +239,11 @@ class RedisRateLimitStoreTests {
 		}
 		assertThat(allowed).hasValue(100);
 		assertThat(this.store.errors()).isZero();
+	}
+
+	/** A limit of any algorithm: a concurrency limit has no period. */
+	private static Limit limit(Algorithm algorithm, long limit, Duration period) {
+		Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limit);
+		return (algorithm.isRate() ? builder.period(period) : builder).build();
 	}
 }

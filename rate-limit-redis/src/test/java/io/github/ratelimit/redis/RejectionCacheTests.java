@@ -173,7 +173,7 @@ class RejectionCacheTests {
 		RejectionCache cache = new RejectionCache(Duration.ofSeconds(1).toNanos());
 		assertThat(cache.applies(ACQUISITION)).isTrue();
 		for (Algorithm algorithm : Algorithm.values()) {
-			Limit limit = Limit.builder().algorithm(algorithm).limit(2).period(Duration.ofMinutes(1)).build();
+			Limit limit = limit(algorithm, 2, Duration.ofMinutes(1));
 			assertThat(cache.applies(new Acquisition("api", limit, "k", 1))).isEqualTo(!"concurrency".equals(algorithm.id()));
 		}
 		assertThat(cache.applies(new Acquisition("api", LIMIT, "k", 1, Duration.ofSeconds(1).toNanos()))).isFalse();
@@ -201,5 +201,11 @@ class RejectionCacheTests {
 			}
 		}
 		return calls;
+	}
+
+	/** A limit of any algorithm: a concurrency limit has no period. */
+	private static Limit limit(Algorithm algorithm, long limit, Duration period) {
+		Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limit);
+		return (algorithm.isRate() ? builder.period(period) : builder).build();
 	}
 }

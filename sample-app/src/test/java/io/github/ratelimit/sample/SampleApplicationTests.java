@@ -51,6 +51,50 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void workRunsAtMostTwoAtOncePerClient() throws Exception {
+		// Three requests at once: two slow ones run, the third is rejected while they do.
+		java.util.concurrent.CompletableFuture<HttpResponse<String>> first = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> call("/api/work?ms=4000"));
+		java.util.concurrent.CompletableFuture<HttpResponse<String>> second = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> call("/api/work?ms=4000"));
+		String state = "";
+		for (int i = 0; i < 300 && !state.contains("\"inFlight\":2"); i++) {
+			Thread.sleep(10);
+			state = get("/actuator/ratelimits/work/ip:127.0.0.1").body();
+		}
+		assertThat(state).contains("\"inFlight\":2");
+		HttpResponse<String> third = get("/api/work?ms=0");
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(header(third, "Retry-After")).isEqualTo("1");
+		assertThat(header(third, "RateLimit-Policy")).isEqualTo("\"work\";q=2;qu=\"concurrent-requests\"");
+		assertThat(header(third, "RateLimit")).isEqualTo("\"work\";r=0");
+		assertThat(first.get().statusCode()).isEqualTo(200);
+		assertThat(second.get().statusCode()).isEqualTo(200);
+		assertThat(second.get().body()).isEqualTo("worked 4000 ms");
+		HttpResponse<String> after = get("/api/work?ms=0");
+		assertThat(after.statusCode()).as("both slots are back").isEqualTo(200);
+		assertThat(header(after, "RateLimit")).isEqualTo("\"work\";r=1");
+		// Bad input is a 400, never a 500, and holds no slot.
+		for (String bad : new String[] { "-1", "10001", "abc", "99999999999999999999" }) {
+			assertThat(get("/api/work?ms=" + bad).statusCode()).as(bad).isEqualTo(400);
+		}
+		assertThat(get("/api/work?ms=0").statusCode()).isEqualTo(200);
+	}
+
+	private HttpResponse<String> call(String path) {
+		try {
+			return get(path);
+		}
+		catch (IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Test
 	void helloIsLimitedByThePathRule() throws Exception {
 		for (int i = 1; i <= 5; i++) {
 			HttpResponse<String> response = get("/api/hello");

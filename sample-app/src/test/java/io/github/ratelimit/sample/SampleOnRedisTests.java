@@ -44,8 +44,8 @@ class SampleOnRedisTests {
 
 	@Test
 	void twoInstancesShareOneBudgetOnRedis() throws Exception {
-		// A long timeout: a slow call on a loaded machine decided by on-failure (allow) would let one request
-		// too many through, and this test counts exactly.
+		// A long timeout: a request on-failure decides (a slow call on a starved machine) is not counted in
+		// Redis, and this test counts exactly.
 		String[] args = { "--spring.profiles.active=redis", "--server.port=0", "--spring.data.redis.port=" + redis.port(),
 				"--spring.main.banner-mode=off", "--rate-limit.store.redis.timeout=5s" };
 		try (ConfigurableApplicationContext one = SpringApplication.run(SampleApplication.class, args);

@@ -1,6 +1,12 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -8,6 +14,8 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.util.ContentCachingResponseWrapper;
+
+import io.github.ratelimit.core.Acquisition;
 
 /**
  * One request on its way through the limiter: opened by the {@link RateLimitFilter} on the request's
@@ -25,6 +33,8 @@ final class LimitedRequest {
 	private boolean decided;
 
 	private @Nullable RequestDecision countLater;
+
+	private @Nullable HeldSlots slots;
 
 	private LimitedRequest(@Nullable HeldResponse held) {
 		this.held = held;
@@ -94,11 +104,78 @@ final class LimitedRequest {
 		return this.countLater;
 	}
 
+	/**
+	 * Remembers the slots of concurrency limits the request took, to give back when it ends.
+	 * @param result an allowed result
+	 * @param limiter gives them back
+	 */
+	void holdSlots(RequestDecision result, RequestLimiter limiter) {
+		if (!result.slots().isEmpty()) {
+			this.slots = new HeldSlots(result.slots(), limiter);
+		}
+	}
+
+	@Nullable HeldSlots slots() {
+		return this.slots;
+	}
+
 	/** Lets a held body go. */
 	void release() throws IOException {
 		if (this.held != null) {
 			this.held.release();
 		}
+	}
+
+	/**
+	 * The slots of concurrency limits one request holds, given back exactly once: when the request's
+	 * first dispatch ends (or fails), or, for an async request, when its async processing completes,
+	 * fails or times out ({@link AsyncListener}: a client that went away may never cause another
+	 * dispatch, but the container still completes the request). Thread-safe.
+	 */
+	static final class HeldSlots implements AsyncListener {
+
+		private final List<Acquisition> slots;
+
+		private final RequestLimiter limiter;
+
+		private final AtomicBoolean released = new AtomicBoolean();
+
+		HeldSlots(List<Acquisition> slots, RequestLimiter limiter) {
+			this.slots = slots;
+			this.limiter = limiter;
+		}
+
+		/** Gives the slots back, the first time only. */
+		void release() {
+			if (this.released.compareAndSet(false, true)) {
+				this.limiter.release(this.slots);
+			}
+		}
+
+		@Override
+		public void onComplete(AsyncEvent event) {
+			release();
+		}
+
+		@Override
+		public void onTimeout(AsyncEvent event) {
+			release();
+		}
+
+		@Override
+		public void onError(AsyncEvent event) {
+			release();
+		}
+
+		@Override
+		public void onStartAsync(AsyncEvent event) {
+			// A new async cycle (an async dispatch started another): listeners must register again.
+			AsyncContext context = event.getAsyncContext();
+			if (context != null) {
+				context.addListener(this);
+			}
+		}
+
 	}
 
 	/**

@@ -27,7 +27,9 @@ import org.springframework.web.servlet.DispatcherServlet;
  * handler lookup (counted as answered). So every request is decided exactly once.
  * <p>
  * Runs once per request: error dispatches are not decided again, and the last async dispatch of a
- * request counted later completes its count. Thread-safe.
+ * request counted later completes its count. The slots of concurrency limits a request holds are given
+ * back when its first dispatch ends, or, when it went async, from an {@code AsyncListener} when the
+ * async processing completes, fails or times out. Thread-safe.
  */
 class RateLimitFilter extends OncePerRequestFilter {
 
@@ -84,7 +86,28 @@ class RateLimitFilter extends OncePerRequestFilter {
 			if (limited.pendingCount() != null && (failed || !request.isAsyncStarted())) {
 				count(limited, failed, response);
 			}
+			LimitedRequest.HeldSlots slots = limited.slots();
+			if (slots != null) {
+				endLater(slots, !failed && request.isAsyncStarted() ? request : null);
+			}
 		}
+	}
+
+	/**
+	 * Gives back a request's slots of concurrency limits now, or, for a request whose async processing
+	 * goes on, when it completes, fails or times out.
+	 */
+	private static void endLater(LimitedRequest.HeldSlots slots, @Nullable HttpServletRequest asyncRequest) {
+		if (asyncRequest != null) {
+			try {
+				asyncRequest.getAsyncContext().addListener(slots);
+				return;
+			}
+			catch (IllegalStateException ex) {
+				// Completed meanwhile (the async work was quicker than this dispatch): it ended.
+			}
+		}
+		slots.release();
 	}
 
 	private void continueAsync(HttpServletRequest request, HttpServletResponse response, FilterChain chain)

@@ -22,6 +22,9 @@ import io.github.ratelimit.web.HeaderStyle;
  * seconds until the quota is whole, like {@code X-RateLimit-Reset}) of the most restrictive limit.</li>
  * </ul>
  * Several styles may be combined.
+ * A concurrency limit ({@code algorithm: concurrency}) reads {@code "uploads";q=2;qu="concurrent-requests"}
+ * (no {@code w}) and {@code "uploads";r=1} (the free slots, no {@code t}); when it is the most
+ * restrictive limit, the remaining fields are its free slots and no reset field is sent.
  * A rejection also gets {@code Retry-After} (whole seconds, rounded up, at least 1) whatever the
  * style. Thread-safe.
  */
@@ -91,19 +94,26 @@ final class RateLimitHeaders {
 			response.setHeader(RETRY_AFTER, Long.toString(result.retryAfterSeconds()));
 		}
 		if (this.legacy || this.draft6) {
-			Decision decision = result.decisions().get(result.mostRestrictive());
+			int mostRestrictive = result.mostRestrictive();
+			Decision decision = result.decisions().get(mostRestrictive);
 			String limit = Long.toString(decision.limit());
 			String remaining = Long.toString(decision.remaining());
-			String reset = Long.toString(RequestDecision.seconds(decision.resetNanos()));
+			// A concurrency limit is whole again when requests end, which no time can tell: no reset.
+			String reset = result.policies().get(mostRestrictive).isConcurrency() ? null
+					: Long.toString(RequestDecision.seconds(decision.resetNanos()));
 			if (this.legacy) {
 				response.setHeader(X_RATELIMIT_LIMIT, limit);
 				response.setHeader(X_RATELIMIT_REMAINING, remaining);
-				response.setHeader(X_RATELIMIT_RESET, reset);
+				if (reset != null) {
+					response.setHeader(X_RATELIMIT_RESET, reset);
+				}
 			}
 			if (this.draft6) {
 				response.setHeader(RATELIMIT_LIMIT, limit);
 				response.setHeader(RATELIMIT_REMAINING, remaining);
-				response.setHeader(RATELIMIT_RESET, reset);
+				if (reset != null) {
+					response.setHeader(RATELIMIT_RESET, reset);
+				}
 			}
 		}
 		if (this.ietf) {
@@ -115,11 +125,11 @@ final class RateLimitHeaders {
 				if (i > 0) {
 					state.append(", ");
 				}
-				state.append(policies.get(i).headerName())
-					.append(";r=")
-					.append(decision.remaining())
-					.append(";t=")
-					.append(RequestDecision.seconds(decision.nextNanos()));
+				state.append(policies.get(i).headerName()).append(";r=").append(decision.remaining());
+				if (!policies.get(i).isConcurrency()) {
+					// A concurrency limit's quota comes back when a request ends, not after a time: no t.
+					state.append(";t=").append(RequestDecision.seconds(decision.nextNanos()));
+				}
 			}
 			response.setHeader(RATELIMIT, state.toString());
 		}

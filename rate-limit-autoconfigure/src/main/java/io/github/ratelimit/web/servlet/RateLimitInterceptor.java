@@ -123,6 +123,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 			this.rejectionHandler.reject(request, response, result);
 			return false;
 		}
+		limited.holdSlots(result, this.limiter);
 		if (result.deferred().isEmpty()) {
 			if (result.isLimited()) {
 				this.headers.write(result, response);
@@ -149,6 +150,10 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 			return;
 		}
 		RequestDecision result = this.limiter.decide(request, rules);
+		if (result.isAllowed()) {
+			// Served already: its slots are given back as the filter ends it.
+			limited.holdSlots(result, this.limiter);
+		}
 		if (result.waitNanos() > 0) {
 			// Too late to wait for a turn: give back the waiting place it was given.
 			this.limiter.doneWaiting();

@@ -90,6 +90,12 @@ final class RateLimitPolicy {
 					"Use one of: " + Algorithm.supportedIds());
 		}
 		Limit limit = limitOf(definition, algorithm);
+		if (algorithm == Algorithm.CONCURRENCY && definition.count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(definition.origin("count"),
+					"count: " + definition.count().name().toLowerCase(Locale.ROOT) + " cannot go with algorithm: "
+							+ "concurrency (a slot is taken when a request arrives, before its response says whether it counts)",
+					"Use count: all (the default) for a concurrency limit, or a rate algorithm");
+		}
 		long maxDelayNanos = maxDelayNanos(definition, algorithm);
 		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
 			throw new RateLimitConfigurationException(definition.origin("on-limit"),
@@ -121,6 +127,9 @@ final class RateLimitPolicy {
 		if (definition.limit() == null) {
 			throw new RateLimitConfigurationException(definition.origin("limit"), "no limit is set",
 					"Set the number of requests allowed per period, e.g. 100");
+		}
+		if (algorithm == Algorithm.CONCURRENCY) {
+			return concurrencyLimitOf(definition);
 		}
 		if (definition.period() == null) {
 			throw new RateLimitConfigurationException(definition.origin("period"), "no period is set",
@@ -158,6 +167,32 @@ final class RateLimitPolicy {
 					"Choose a limit, period and burst that fit together for " + algorithm);
 		}
 		return limit;
+	}
+
+	/**
+	 * A concurrency limit: requests in flight per key. It has no period and no burst; a plan (or a
+	 * change at run time) changes its limit only.
+	 */
+	private static Limit concurrencyLimitOf(Definition definition) {
+		if (definition.period() != null) {
+			throw new RateLimitConfigurationException(definition.origin("period"),
+					"period does not apply to algorithm: concurrency, which limits requests in flight, not requests "
+							+ "per period",
+					"Remove period (a plan or a change may set only the limit), or use a rate algorithm such as token-bucket");
+		}
+		if (definition.burst() != null) {
+			throw new RateLimitConfigurationException(definition.origin("burst"),
+					"burst does not apply to algorithm: concurrency (the limit is the most requests in flight)",
+					"Remove burst");
+		}
+		long limitValue = definition.limit();
+		if (limitValue <= 0 || limitValue > Limit.MAX_CONCURRENCY_LIMIT) {
+			throw new RateLimitConfigurationException(definition.origin("limit"),
+					"a concurrency limit must be between 1 and " + Limit.MAX_CONCURRENCY_LIMIT
+							+ " requests in flight per key, was " + limitValue,
+					"Set how many requests of one key may run at once, e.g. 2");
+		}
+		return Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(limitValue).build();
 	}
 
 	private static long maxDelayNanos(Definition definition, Algorithm algorithm) {
@@ -440,6 +475,15 @@ final class RateLimitPolicy {
 	}
 
 	/**
+	 * Returns whether the policy limits requests in flight ({@code algorithm: concurrency}): its slots
+	 * are held until the response is complete.
+	 * @return {@code true} for a concurrency limit
+	 */
+	boolean isConcurrency() {
+		return !limit().algorithm().isRate();
+	}
+
+	/**
 	 * Returns which requests spend the budget.
 	 * @return all, failures or successes
 	 */
@@ -460,13 +504,17 @@ final class RateLimitPolicy {
 		return this.headerName;
 	}
 
-	/** This policy's item of the {@code RateLimit-Policy} header, e.g. {@code "api";q=100;w=60}. */
+	/**
+	 * This policy's item of the {@code RateLimit-Policy} header, e.g. {@code "api";q=100;w=60}, or
+	 * {@code "uploads";q=2;qu="concurrent-requests"} for a concurrency limit.
+	 */
 	String policyItem() {
 		Limit limit = limit();
 		PolicyItem item = this.policyItem;
 		if (item == null || item.limit() != limit) {
-			item = new PolicyItem(limit, this.headerName + ";q=" + limit.limit() + ";w="
-					+ RequestDecision.seconds(limit.period().toNanos()));
+			// A concurrency limit has no window: its quota unit says what q counts (draft-ietf-httpapi-ratelimit-headers).
+			item = new PolicyItem(limit, this.headerName + ";q=" + limit.limit() + (limit.algorithm().isRate()
+					? ";w=" + RequestDecision.seconds(limit.period().toNanos()) : ";qu=\"concurrent-requests\""));
 			this.policyItem = item;
 		}
 		return item.text();

@@ -121,8 +121,10 @@ public class RateLimitsEndpoint {
 
 	private KeyDescriptor describe(RateLimitPolicy policy, String key) {
 		Decision state = this.store.peek(new Acquisition(policy.id(), policy.limit(), key, 1));
+		// A concurrency limit's free slots say how many of the key's requests are in flight (one read).
+		Long inFlight = policy.limit().algorithm().isRate() ? null : Math.max(0, state.limit() - state.remaining());
 		return new KeyDescriptor(policy.name(), key, state.limit(), state.remaining(),
-				Duration.ofNanos(state.resetNanos()).toMillis());
+				Duration.ofNanos(state.resetNanos()).toMillis(), inFlight);
 	}
 
 	/**
@@ -226,7 +228,7 @@ public class RateLimitsEndpoint {
 	 * @param name the name
 	 * @param algorithm the algorithm
 	 * @param limit the quota per period
-	 * @param period the period
+	 * @param period the period; {@code null} for a concurrency limit, which has none
 	 * @param burst the capacity
 	 * @param key the key setting
 	 * @param cost tokens per request
@@ -234,7 +236,7 @@ public class RateLimitsEndpoint {
 	 * @param maxDelay the longest wait in delay mode, {@code null} when rejecting
 	 * @param shadow whether it only observes
 	 */
-	public record PolicyDescriptor(String name, String algorithm, long limit, Duration period, long burst, String key,
+	public record PolicyDescriptor(String name, String algorithm, long limit, @Nullable Duration period, long burst, String key,
 			long cost, String count, @Nullable Duration maxDelay, boolean shadow, Map<String, PlanDescriptor> plans,
 			boolean overridden) {
 
@@ -242,9 +244,9 @@ public class RateLimitsEndpoint {
 			Map<String, PlanDescriptor> plans = new LinkedHashMap<>();
 			policy.plans()
 				.forEach((name, limit) -> plans.put(name,
-						new PlanDescriptor(limit.limit(), limit.period(), limit.burst())));
+						new PlanDescriptor(limit.limit(), limit.algorithm().isRate() ? limit.period() : null, limit.burst())));
 			return new PolicyDescriptor(policy.name(), policy.limit().algorithm().id(), policy.limit().limit(),
-					policy.limit().period(), policy.limit().burst(), policy.keySpec(), policy.cost(),
+					policy.limit().algorithm().isRate() ? policy.limit().period() : null, policy.limit().burst(), policy.keySpec(), policy.cost(),
 					policy.count().name().toLowerCase(Locale.ROOT),
 					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow(),
 					plans, policy.isOverridden());
@@ -256,10 +258,10 @@ public class RateLimitsEndpoint {
 	 * One plan's values in force.
 	 *
 	 * @param limit the quota per period
-	 * @param period the period
+	 * @param period the period; {@code null} for a concurrency limit
 	 * @param burst the capacity
 	 */
-	public record PlanDescriptor(long limit, Duration period, long burst) {
+	public record PlanDescriptor(long limit, @Nullable Duration period, long burst) {
 	}
 
 	/**
@@ -279,8 +281,10 @@ public class RateLimitsEndpoint {
 	 * @param key the key
 	 * @param limit the quota per period
 	 * @param remaining the tokens left now
-	 * @param resetMillis milliseconds until the budget is whole again
+	 * @param resetMillis milliseconds until the budget is whole again (0 for a concurrency limit)
+	 * @param inFlight for a concurrency limit, the key's requests in flight; {@code null} for a rate
 	 */
-	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis) {
+	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis,
+			@Nullable Long inFlight) {
 	}
 }

@@ -25,6 +25,9 @@ final class RequestDecision implements RateLimitResult {
 
 	private final long retryAfterSeconds;
 
+	/** The slots of concurrency limits the request holds until its response is complete. */
+	private final List<Acquisition> slots;
+
 	/**
 	 * Creates a result.
 	 * @param policies the enforced policies that applied
@@ -35,6 +38,11 @@ final class RequestDecision implements RateLimitResult {
 	}
 
 	RequestDecision(List<RateLimitPolicy> policies, List<Decision> decisions, List<Deferred> deferred) {
+		this(policies, decisions, deferred, List.of());
+	}
+
+	RequestDecision(List<RateLimitPolicy> policies, List<Decision> decisions, List<Deferred> deferred,
+			List<Acquisition> slots) {
 		if (policies.size() != decisions.size()) {
 			throw new IllegalArgumentException("one decision per policy expected");
 		}
@@ -53,6 +61,7 @@ final class RequestDecision implements RateLimitResult {
 		// Computed once: the header and the problem body both say it.
 		this.retryAfterSeconds = allowed ? 0 : Math.max(1, seconds(retryAfterNanos));
 		this.deferred = List.copyOf(deferred);
+		this.slots = List.copyOf(slots);
 	}
 
 	/** A result with no enforced policy: the request proceeds untouched, without headers. */
@@ -60,13 +69,23 @@ final class RequestDecision implements RateLimitResult {
 		return new RequestDecision(List.of(), List.of(), List.of());
 	}
 
-	RequestDecision withShadowDeferred(List<Deferred> shadowDeferred) {
-		if (shadowDeferred.isEmpty()) {
+	RequestDecision withShadow(List<Deferred> shadowDeferred, List<Acquisition> shadowSlots) {
+		if (shadowDeferred.isEmpty() && shadowSlots.isEmpty()) {
 			return this;
 		}
 		List<Deferred> all = new ArrayList<>(this.deferred);
 		all.addAll(shadowDeferred);
-		return new RequestDecision(this.policies, this.decisions, all);
+		List<Acquisition> slots = new ArrayList<>(this.slots);
+		slots.addAll(shadowSlots);
+		return new RequestDecision(this.policies, this.decisions, all, slots);
+	}
+
+	/**
+	 * The slots of concurrency limits (enforced and shadow) this allowed request took: held until its
+	 * response is complete, then given back ({@link RequestLimiter#release}).
+	 */
+	List<Acquisition> slots() {
+		return this.slots;
 	}
 
 	/**

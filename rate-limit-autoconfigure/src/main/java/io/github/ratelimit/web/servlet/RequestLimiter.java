@@ -34,6 +34,10 @@ import io.github.ratelimit.web.DecisionRecorder;
  * once: it gives back every token it took, and the policies that would have made it wait are its
  * violated policies, with the wait it would have had as its retry-after. A result that must wait holds
  * one of those places until {@link #doneWaiting()}. Thread-safe; the bound is exact.
+ * <p>
+ * Concurrency limits take their slots in the same store call as every other limit (all or nothing: a
+ * request another policy rejects holds none); an allowed result lists them ({@code slots}), and they are
+ * given back by {@link #release} when the response is complete.
  */
 final class RequestLimiter {
 
@@ -126,7 +130,8 @@ final class RequestLimiter {
 		if (mustWait(decisions) && !this.waiting.tryAcquire()) {
 			decisions = refuseToWait(enforced, acquisitions, decisions);
 		}
-		RequestDecision result = new RequestDecision(enforced, decisions, deferred(enforced, acquisitions, decisions));
+		RequestDecision result = new RequestDecision(enforced, decisions, deferred(enforced, acquisitions, decisions),
+				slots(enforced, acquisitions, decisions));
 		for (int i = 0; i < enforced.size(); i++) {
 			Decision decision = decisions.get(i);
 			DecisionOutcome outcome = !decision.isAllowed() ? DecisionOutcome.REJECTED
@@ -137,9 +142,49 @@ final class RequestLimiter {
 			}
 		}
 		if (result.isAllowed() && !shadow.isEmpty()) {
-			return result.withShadowDeferred(observe(request, shadow));
+			List<Acquisition> shadowSlots = new ArrayList<>(0);
+			List<RequestDecision.Deferred> shadowDeferred = observe(request, shadow, shadowSlots);
+			return result.withShadow(shadowDeferred, shadowSlots);
 		}
 		return result;
+	}
+
+	/**
+	 * Gives back the slots of concurrency limits a request held, once its response is complete (or it
+	 * failed, or its async processing ended). A store that fails to take them back is logged: with Redis,
+	 * the lease expiry frees them.
+	 * @param slots the slots, from {@link RequestDecision#slots()}
+	 */
+	void release(List<Acquisition> slots) {
+		for (Acquisition slot : slots) {
+			try {
+				this.store.release(slot);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Rate limit store failed to give back the slot of a request that ended", ex);
+			}
+		}
+	}
+
+	/**
+	 * The slots of the concurrency limits an allowed request took: nothing when it was rejected (all or
+	 * nothing: the store gave them back) or when a store failure let it through.
+	 */
+	private static List<Acquisition> slots(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
+			List<Decision> decisions) {
+		List<Acquisition> slots = List.of();
+		for (int i = 0; i < policies.size(); i++) {
+			if (!decisions.get(i).isAllowed()) {
+				return List.of();
+			}
+			if (policies.get(i).isConcurrency()) {
+				if (slots.isEmpty()) {
+					slots = new ArrayList<>(1);
+				}
+				slots.add(acquisitions.get(i));
+			}
+		}
+		return slots;
 	}
 
 	/**
@@ -238,8 +283,12 @@ final class RequestLimiter {
 		return new RequestDecision(result.policies(), decisions);
 	}
 
-	/** Evaluates shadow policies: everything but the rejection. Returns what they count later. */
-	private List<RequestDecision.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow) {
+	/**
+	 * Evaluates shadow policies: everything but the rejection. Returns what they count later; adds the
+	 * slots they took to {@code slots}.
+	 */
+	private List<RequestDecision.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow,
+			List<Acquisition> slots) {
 		List<Acquisition> acquisitions = new ArrayList<>(shadow.size());
 		for (RateLimitPolicy policy : shadow) {
 			acquisitions.add(policy.acquisition(request));
@@ -255,6 +304,7 @@ final class RequestLimiter {
 				this.rejectionLog.rejected(shadow.get(i), acquisitions.get(i), true);
 			}
 		}
+		slots.addAll(slots(shadow, acquisitions, decisions));
 		return deferred(shadow, acquisitions, decisions);
 	}
 

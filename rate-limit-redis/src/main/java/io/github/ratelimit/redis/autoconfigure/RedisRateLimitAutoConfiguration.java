@@ -61,6 +61,12 @@ public final class RedisRateLimitAutoConfiguration {
 		positive(properties.getTimeout(), PREFIX + ".timeout", "e.g. 100ms");
 		positive(properties.getBreaker().getProbeInterval(), PREFIX + ".breaker.probe-interval", "e.g. 1s");
 		positive(properties.getOverridesPollInterval(), PREFIX + ".overrides-poll-interval", "e.g. 1s");
+		positive(properties.getLeaseExpiry(), PREFIX + ".lease-expiry", "e.g. 5s");
+		if (properties.getLeaseExpiry().toMillis() < 1) {
+			throw new RateLimitConfigurationException(PREFIX + ".lease-expiry",
+					"lease-expiry must be at least 1ms, was " + properties.getLeaseExpiry(),
+					"Set how long a slot of a concurrency limit outlives its last refresh, e.g. 5s");
+		}
 		if (properties.getBreaker().getFailureThreshold() < 1) {
 			throw new RateLimitConfigurationException(PREFIX + ".breaker.failure-threshold",
 					"failure-threshold must be at least 1, was " + properties.getBreaker().getFailureThreshold(),
@@ -79,6 +85,7 @@ public final class RedisRateLimitAutoConfiguration {
 			.rejectionCache(properties.getRejectionCache())
 			.coalescing(properties.isCoalescing())
 			.overridesPollInterval(properties.getOverridesPollInterval())
+			.leaseExpiry(properties.getLeaseExpiry())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
 			long maximumSize = Binder.get(environment)

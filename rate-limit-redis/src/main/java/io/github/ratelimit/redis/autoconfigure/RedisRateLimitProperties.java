@@ -56,6 +56,12 @@ public class RedisRateLimitProperties {
 	private Duration overridesPollInterval = Duration.ofSeconds(1);
 
 	/**
+	 * How long a slot of a concurrency limit outlives its last refresh, in Redis' time: leases of requests
+	 * in flight are refreshed every third of it, so an instance that dies frees its slots within it.
+	 */
+	private Duration leaseExpiry = Duration.ofSeconds(5);
+
+	/**
 	 * The breaker that stops waiting for a Redis that keeps failing.
 	 */
 	private final Breaker breaker = new Breaker();
@@ -114,6 +120,15 @@ public class RedisRateLimitProperties {
 
 	public void setOverridesPollInterval(Duration overridesPollInterval) {
 		this.overridesPollInterval = overridesPollInterval;
+
+	}
+
+	public Duration getLeaseExpiry() {
+		return this.leaseExpiry;
+	}
+
+	public void setLeaseExpiry(Duration leaseExpiry) {
+		this.leaseExpiry = leaseExpiry;
 	}
 
 	public Breaker getBreaker() {

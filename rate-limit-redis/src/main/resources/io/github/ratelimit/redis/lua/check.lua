@@ -63,6 +63,15 @@ CHECKS['sliding-window-log'] = function(key, now, p, cost)
   return decision(true, math.max(0, p.limit - size), reset, 0, 0, 0, next)
 end
 
+-- Requests in flight: the leases not yet expired, read without dropping the others.
+CHECKS['concurrency'] = function(key, now, p, cost)
+  local held = redis.call('ZCOUNT', key, '(' .. int(now), '+inf')
+  if held + cost > p.limit then
+    return decision(false, math.max(0, p.limit - held), 0, CONCURRENCY_RETRY, 0, 0, CONCURRENCY_RETRY)
+  end
+  return decision(true, math.max(0, p.limit - held), 0, 0, 0, 0, 0)
+end
+
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
@@ -81,7 +90,7 @@ for i = 1, #KEYS do
     return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[at]))
   end
   local p = { limit = tonumber(ARGV[at + 3]), period = tonumber(ARGV[at + 4]), burst = tonumber(ARGV[at + 5]),
-    interval = tonumber(ARGV[at + 6]) }
+    interval = tonumber(ARGV[at + 6]), lease = ARGV[at + 6] }
   for _, v in ipairs(check(KEYS[i], now, p, tonumber(ARGV[at + 1]))) do
     reply[#reply + 1] = v
   end

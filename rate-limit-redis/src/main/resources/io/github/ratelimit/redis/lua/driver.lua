@@ -7,7 +7,8 @@
 --          up then and decides without Redis, so a call that runs later (Redis paused, busy,
 --          the command queued) changes nothing and returns { -1, now }.
 -- Then per acquisition, 7 values: algorithm, cost, max wait (us), limit, period (us),
---          burst, emission interval (us).
+--          burst, emission interval (us); for a concurrency limit, the lease expiry (us) as the
+--          period and the lease id as the interval (see concurrency.lua).
 -- Returns 8 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
 --          nanoseconds to add to retry-after, the time until additional quota (us), and nanoseconds
 --          to add to it; then the time the script read (epoch microseconds), from which the
@@ -37,7 +38,7 @@ local function read(key_at, arg_at, n)
       cost = tonumber(ARGV[at + 1]),
       max_wait = tonumber(ARGV[at + 2]),
       p = { limit = tonumber(ARGV[at + 3]), period = tonumber(ARGV[at + 4]), burst = tonumber(ARGV[at + 5]),
-        interval = tonumber(ARGV[at + 6]) }
+        interval = tonumber(ARGV[at + 6]), lease = ARGV[at + 6] }
     }
   end
   return acquisitions

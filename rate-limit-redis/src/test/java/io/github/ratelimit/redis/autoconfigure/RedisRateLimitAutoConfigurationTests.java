@@ -148,7 +148,11 @@ class RedisRateLimitAutoConfigurationTests {
 				List.of("rate-limit.store.redis.breaker.probe-interval=-1s",
 						"rate-limit.store.redis.breaker.probe-interval: probe-interval must be positive"),
 				List.of("rate-limit.store.redis.overrides-poll-interval=0s",
-						"rate-limit.store.redis.overrides-poll-interval: overrides-poll-interval must be positive"))) {
+						"rate-limit.store.redis.overrides-poll-interval: overrides-poll-interval must be positive"),
+				List.of("rate-limit.store.redis.lease-expiry=0s",
+						"rate-limit.store.redis.lease-expiry: lease-expiry must be positive"),
+				List.of("rate-limit.store.redis.lease-expiry=500us",
+						"rate-limit.store.redis.lease-expiry: lease-expiry must be at least 1ms"))) {
 			this.runner.withPropertyValues("rate-limit.store.type=redis", bad.get(0))
 				.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining(bad.get(1)));
 		}

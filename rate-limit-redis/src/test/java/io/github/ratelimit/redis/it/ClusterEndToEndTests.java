@@ -47,4 +47,9 @@ class ClusterEndToEndTests {
 		SharedOverrides.aResetOnOneInstanceDropsTheRejectionKeptByTheOther(
 				"spring.data.redis.cluster.nodes=" + cluster.nodes());
 	}
+
+	@Test
+	void twoInstancesShareTheSlotsOfAConcurrencyLimit() throws Exception {
+		SharedSlotsTests.twoInstancesShareTheSlots("spring.data.redis.cluster.nodes=" + cluster.nodes());
+	}
 }

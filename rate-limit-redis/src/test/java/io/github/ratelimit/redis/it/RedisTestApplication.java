@@ -24,7 +24,8 @@ import org.springframework.web.bind.annotation.RestController;
  * The application the end-to-end tests run, on the Redis store: {@code /limited} is limited by a
  * path rule (policy {@code api}, global key), {@code /double} by two policies at once (rules for
  * {@code api} and {@code strict}), {@code /tunable} by {@code tunable} (2 an hour per {@code X-Client}, which
- * tests change at run time), {@code /login?ok=} answers 200 or 401, {@code /free} is not limited. Lettuce reconnects every 50 ms, so that
+ * tests change at run time), {@code /login?ok=} answers 200 or 401, {@code /free} is not limited,
+ * {@code /work} waits at a gate the test opens, limited to 2 in flight (policy {@code slots}, global key). Lettuce reconnects every 50 ms, so that
  * tests that restart Redis need not wait for its default back-off.
  */
 @SpringBootApplication
@@ -34,6 +35,20 @@ public class RedisTestApplication {
 	@GetMapping({ "/limited", "/double", "/free", "/tunable" })
 	String hello() {
 		return "hello";
+	}
+
+	/** Where {@code /work} requests wait until a test opens it (shared by every instance of the JVM). */
+	static volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+
+	static final java.util.concurrent.Semaphore arrivals = new java.util.concurrent.Semaphore(0);
+
+	@GetMapping("/work")
+	String work() throws InterruptedException {
+		arrivals.release();
+		if (!gate.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+			throw new IllegalStateException("the gate was never opened");
+		}
+		return "worked";
 	}
 
 	@GetMapping("/login")
@@ -59,9 +74,11 @@ public class RedisTestApplication {
 				"rate-limit.policies.api.key=global", "rate-limit.policies.strict.limit=3",
 				"rate-limit.policies.strict.period=1h", "rate-limit.policies.strict.key=global",
 				"rate-limit.rules[0].path=/limited", "rate-limit.rules[0].policies=api", "rate-limit.rules[1].path=/double",
-				"rate-limit.rules[1].policies=api,strict", "rate-limit.policies.tunable.limit=2",
+				"rate-limit.rules[1].policies=api,strict", "rate-limit.policies.slots.algorithm=concurrency",
+				"rate-limit.policies.slots.limit=2", "rate-limit.policies.slots.key=global", "rate-limit.rules[2].path=/work",
+				"rate-limit.rules[2].policies=slots", "rate-limit.policies.tunable.limit=2",
 				"rate-limit.policies.tunable.period=1h", "rate-limit.policies.tunable.key=header:X-Client",
-				"rate-limit.rules[2].path=/tunable", "rate-limit.rules[2].policies=tunable")) {
+				"rate-limit.rules[3].path=/tunable", "rate-limit.rules[3].policies=tunable")) {
 			put(values, property);
 		}
 		for (String property : properties) {

@@ -56,6 +56,11 @@ class StandaloneEndToEndTests {
 	}
 
 	@Test
+	void twoInstancesShareTheSlotsOfAConcurrencyLimit() throws Exception {
+		SharedSlotsTests.twoInstancesShareTheSlots("spring.data.redis.port=" + redis.port());
+	}
+
+	@Test
 	void redisKilledUnderLoadCostsNoErrorAndLimitingResumesWhenItIsBack() throws Exception {
 		long timeoutMillis = 100;
 		try (ConfigurableApplicationContext app = RedisTestApplication.start("spring.data.redis.port=" + redis.port(),

@@ -23,7 +23,7 @@ import org.springframework.web.servlet.DispatcherServlet;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;

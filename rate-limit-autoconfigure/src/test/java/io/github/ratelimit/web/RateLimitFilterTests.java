@@ -18,7 +18,7 @@ import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.util.pattern.PathPatternParser;
 
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;

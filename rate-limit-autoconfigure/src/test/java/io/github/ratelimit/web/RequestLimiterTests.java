@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;

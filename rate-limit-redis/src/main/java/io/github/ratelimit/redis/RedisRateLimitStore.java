@@ -136,6 +136,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private final ScriptRunner runner;
 
+	private final RedisConnectionFactory connectionFactory;
+
 	private final LuaScripts scripts = LuaScripts.load();
 
 	private final RedisKeys keys;
@@ -192,6 +194,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 	private RedisRateLimitStore(Builder builder, ScriptRunner runner) {
 		this.runner = runner;
+		this.connectionFactory = builder.connectionFactory;
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeoutNanos = builder.timeout.toNanos();
 		this.onFailure = builder.onFailure;
@@ -288,6 +291,29 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 			}
 			this.errors.increment();
 			throw new IllegalStateException("Cannot reset " + redisKey(limitId, key) + ": Redis did not answer", ex);
+		}
+	}
+
+	/**
+	 * Deletes every budget's key of this store's prefix ({@code <keyPrefix>{*}}, found with {@code SCAN},
+	 * deleted with {@code UNLINK}; on Redis Cluster on every master), and forgets the rejections kept in
+	 * process and the local fallback's budgets: for tests only. On a shared Redis it resets the budgets of
+	 * every instance that uses this prefix; it waits for Redis as long as the scan takes, not
+	 * {@code timeout}.
+	 * @throws IllegalStateException when Redis fails
+	 */
+	@Override
+	public void resetAll() {
+		this.rejections.clear();
+		if (this.onFailure == OnFailure.LOCAL) {
+			this.localStore.resetAll();
+		}
+		try {
+			NamespaceReset.unlinkAll(this.connectionFactory, this.keys.pattern());
+		}
+		catch (RuntimeException ex) {
+			this.errors.increment();
+			throw new IllegalStateException("Cannot reset the budgets of " + new String(this.keys.pattern(), StandardCharsets.UTF_8) + ": " + ex.getMessage(), ex);
 		}
 	}
 

@@ -18,7 +18,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 import io.github.ratelimit.testsupport.RedisProcess;
 

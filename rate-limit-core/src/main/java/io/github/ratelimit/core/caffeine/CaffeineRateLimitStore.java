@@ -169,6 +169,15 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Forgets every state, the overflow budgets included, of every limit: for tests. A decision running
+	 * at the same time may still spend from a state just forgotten.
+	 */
+	@Override
+	public void resetAll() {
+		this.tables.clear();
+	}
+
+	/**
 	 * Returns how many keys are tracked, over all limits.
 	 * @return the number of states held (overflow budgets not included)
 	 */

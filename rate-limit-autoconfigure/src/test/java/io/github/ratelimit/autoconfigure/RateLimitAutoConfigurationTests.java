@@ -52,12 +52,29 @@ class RateLimitAutoConfigurationTests {
 			assertThat(context).getBean(RateLimitClock.class).isSameAs(RateLimitClock.SYSTEM);
 			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
 			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
-			assertThat(registration.getOrder()).isEqualTo(RateLimitFilter.DEFAULT_ORDER)
+			assertThat(registration.getOrder()).isEqualTo(RateLimitProperties.DEFAULT_FILTER_ORDER).isEqualTo(-90)
 				.isEqualTo(new RateLimitProperties().getFilterOrder())
 				.isGreaterThan(-100); // after Spring Security's filter chain
 			assertThat(registration.determineDispatcherTypes()).containsExactlyInAnyOrder(
 					jakarta.servlet.DispatcherType.REQUEST, jakarta.servlet.DispatcherType.ASYNC);
 		});
+	}
+
+	@ParameterizedTest(name = "algorithm={0}")
+	@CsvSource({ "token-bucket, TOKEN_BUCKET", "TOKEN_BUCKET, TOKEN_BUCKET", "tokenBucket, TOKEN_BUCKET",
+			"sliding-window-log, SLIDING_WINDOW_LOG", "slidingWindowLog, SLIDING_WINDOW_LOG", "Fixed_Window, FIXED_WINDOW" })
+	void theAlgorithmBindsLeniently(String value, Algorithm algorithm) {
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+				"rate-limit.policies.api.algorithm=" + value)
+			.run((context) -> assertThat(context.getBean(RateLimitPolicies.class).get("api").limit().algorithm())
+				.isEqualTo(algorithm));
+	}
+
+	@Test
+	void theInProcessStoreKeepsTheCoresDefaultBound() {
+		this.runner.run((context) -> assertThat(context.getBean(CaffeineRateLimitStore.class).maximumSize())
+			.isEqualTo(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE)
+			.isEqualTo(1_000_000));
 	}
 
 	@Test
@@ -127,7 +144,7 @@ class RateLimitAutoConfigurationTests {
 			rate-limit.rules[0].methods       | GE T         | rate-limit.rules[0].methods: 'GE T' is not an HTTP method
 			rate-limit.client-ip.trusted-proxies | 10.0.0.0/33 | rate-limit.client-ip.trusted-proxies[0]: '10.0.0.0/33' is not a valid CIDR
 			rate-limit.client-ip.trusted-proxies | example.com | rate-limit.client-ip.trusted-proxies[0]: 'example.com'
-			rate-limit.store.caffeine.maximum-size | 0      | rate-limit.store.caffeine.maximum-size: maximum-size must be positive, was 0
+			rate-limit.store.caffeine.maximum-size | 0      | rate-limit.store.caffeine.maximum-size: maximum size must be positive, was 0
 			rate-limit.policies.api.on-limit  | delay        | rate-limit.policies.api.max-delay: on-limit: delay needs a positive max-delay
 			rate-limit.policies.api.max-delay | 2s           | rate-limit.policies.api.max-delay: max-delay is set but on-limit is reject
 			rate-limit.store.type             | redis        | rate-limit.store.type: store type 'redis' has no store on the classpath. Add io.github.ratelimit:rate-limit-redis

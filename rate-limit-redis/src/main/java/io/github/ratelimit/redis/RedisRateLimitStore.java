@@ -32,6 +32,7 @@ import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
@@ -199,7 +200,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.timeoutNanos = builder.timeout.toNanos();
 		this.onFailure = builder.onFailure;
 		this.localStore = (builder.localStore != null) ? builder.localStore
-				: new CaffeineRateLimitStore(100_000, RateLimitClock.SYSTEM);
+				: new CaffeineRateLimitStore(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE, RateLimitClock.SYSTEM);
 		this.failureThreshold = builder.failureThreshold;
 		this.probeIntervalNanos = builder.probeInterval.toNanos();
 		this.failFast = builder.failFast;
@@ -936,7 +937,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private String keyPrefix = "rate-limit:";
 
-		private Duration timeout = Duration.ofMillis(100);
+		private @Nullable Duration timeout = Duration.ofMillis(100);
 
 		private OnFailure onFailure = OnFailure.ALLOW;
 
@@ -944,7 +945,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private int failureThreshold = 3;
 
-		private Duration probeInterval = Duration.ofSeconds(1);
+		private @Nullable Duration probeInterval = Duration.ofSeconds(1);
 
 		private @Nullable Boolean clustered;
 
@@ -952,7 +953,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
 		private boolean failFast;
 
-		private Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
+		private @Nullable Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
 
 		private boolean coalescing = true;
 
@@ -978,7 +979,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			this.timeout = Objects.requireNonNull(timeout, "timeout");
+			this.timeout = timeout;
 			return this;
 		}
 
@@ -993,8 +994,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 
 		/**
-		 * Sets the in-process store {@link OnFailure#LOCAL} decides with (a Caffeine store of 100,000 keys
-		 * per limit when not called).
+		 * Sets the in-process store {@link OnFailure#LOCAL} decides with (a Caffeine store of
+		 * {@link CaffeineRateLimitStore#DEFAULT_MAXIMUM_SIZE} keys per limit when not called).
 		 * @param localStore the store
 		 * @return this builder
 		 */
@@ -1011,7 +1012,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 */
 		public Builder breaker(int failureThreshold, Duration probeInterval) {
 			this.failureThreshold = failureThreshold;
-			this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
+			this.probeInterval = probeInterval;
 			return this;
 		}
 
@@ -1046,7 +1047,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * @return this builder
 		 */
 		public Builder rejectionCache(Duration maxAge) {
-			this.rejectionCacheMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+			this.rejectionCacheMaxAge = maxAge;
 			return this;
 		}
 
@@ -1089,25 +1090,32 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		 * After at most a second (ten with {@link #failFast(boolean)}), whether or not Redis answered a first
 		 * call that connects and reads one key; wrong credentials are then logged as an ERROR.
 		 * @return the store
-		 * @throws IllegalArgumentException saying which value is wrong
+		 * @throws InvalidValueException naming the wrong value ({@code timeout}, {@code failureThreshold},
+		 * {@code probeInterval}, {@code rejectionCache} or {@code threads}), and what to do
 		 * @throws IllegalStateException with fail-fast, when Redis refused the credentials or did not answer
 		 */
 		public RedisRateLimitStore build() {
-			if (this.timeout.isNegative() || this.timeout.isZero()) {
-				throw new IllegalArgumentException("timeout must be positive, was " + this.timeout);
+			if (this.timeout == null || this.timeout.isNegative() || this.timeout.isZero()) {
+				throw new InvalidValueException("timeout", "timeout must be positive, was " + this.timeout,
+						"Set how long a decision may wait for Redis, e.g. 100ms");
 			}
 			if (this.failureThreshold < 1) {
-				throw new IllegalArgumentException("failureThreshold must be at least 1, was " + this.failureThreshold);
+				throw new InvalidValueException("failureThreshold",
+						"failure threshold must be at least 1, was " + this.failureThreshold,
+						"Set how many failed Redis calls in a row open the breaker, e.g. 3");
 			}
-			if (this.probeInterval.isNegative() || this.probeInterval.isZero()) {
-				throw new IllegalArgumentException("probeInterval must be positive, was " + this.probeInterval);
+			if (this.probeInterval == null || this.probeInterval.isNegative() || this.probeInterval.isZero()) {
+				throw new InvalidValueException("probeInterval", "probe interval must be positive, was " + this.probeInterval,
+						"Set how often an open breaker lets one request try Redis, e.g. 1s");
 			}
-			if (this.rejectionCacheMaxAge.isNegative()) {
-				throw new IllegalArgumentException("rejection cache max age must be zero or positive, was "
-						+ this.rejectionCacheMaxAge);
+			if (this.rejectionCacheMaxAge == null || this.rejectionCacheMaxAge.isNegative()) {
+				throw new InvalidValueException("rejectionCache",
+						"rejection cache must be zero or positive, was " + this.rejectionCacheMaxAge,
+						"Set how long a rejection Redis answered is kept in process, e.g. 1s (0 keeps none)");
 			}
 			if (this.threads < 1) {
-				throw new IllegalArgumentException("threads must be positive, was " + this.threads);
+				throw new InvalidValueException("threads", "threads must be positive, was " + this.threads,
+						"Set how many threads may call Redis at once, e.g. 64");
 			}
 			ScriptRunner runner = isLettuce(this.connectionFactory)
 					? new LettuceScriptRunner((LettuceConnectionFactory) this.connectionFactory)

@@ -282,6 +282,8 @@ public class RateLimitProperties {
 			 * budgets of the policy, so that floods of distinct keys bound memory without lifting a
 			 * lockout. Also the bound of the Redis store's local fallback.
 			 */
+			// CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE, written out: the metadata processor reads literals
+			// only (RateLimitAutoConfigurationTests holds the two equal).
 			private long maximumSize = 1_000_000;
 
 			public long getMaximumSize() {

@@ -1,7 +1,6 @@
 package io.github.ratelimit.sample;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,9 +12,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -23,7 +21,6 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.test.ManualClock;
-import io.github.ratelimit.testsupport.Http;
 import io.github.ratelimit.testsupport.RedisProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "rate-limit.store.redis.timeout=5s")
 @ActiveProfiles("redis")
 @DirtiesContext
+@Import(TestingYourLimitsTests.Clock.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TestingYourLimitsOnRedisTests {
 
@@ -83,21 +81,6 @@ class TestingYourLimitsOnRedisTests {
 	}
 
 	private List<Integer> statuses(int requests) {
-		Http http = new Http(this.port);
-		List<Integer> statuses = new ArrayList<>();
-		for (int i = 0; i < requests; i++) {
-			statuses.add(http.get("/api/hello").statusCode());
-		}
-		return statuses;
-	}
-
-	@TestConfiguration(proxyBeanMethods = false)
-	static class Clock {
-
-		@Bean
-		ManualClock rateLimitClock() {
-			return new ManualClock();
-		}
-
+		return TestingYourLimitsTests.statuses(this.port, requests);
 	}
 }

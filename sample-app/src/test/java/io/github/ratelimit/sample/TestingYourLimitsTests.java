@@ -60,7 +60,12 @@ class TestingYourLimitsTests {
 	}
 
 	private List<Integer> statuses(int requests) {
-		Http http = new Http(this.port);
+		return statuses(this.port, requests);
+	}
+
+	/** Asks {@code /api/hello} so many times, for the statuses. */
+	static List<Integer> statuses(int port, int requests) {
+		Http http = new Http(port);
 		List<Integer> statuses = new ArrayList<>();
 		for (int i = 0; i < requests; i++) {
 			statuses.add(http.get("/api/hello").statusCode());

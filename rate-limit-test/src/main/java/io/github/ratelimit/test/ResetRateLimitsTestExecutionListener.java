@@ -14,7 +14,8 @@ import io.github.ratelimit.core.RateLimitStore;
  * before it made: calls {@link RateLimitStore#resetAll()} on every {@link RateLimitStore} bean of the
  * test's application context. Registered for every Spring test by this artifact's
  * {@code META-INF/spring.factories}: adding the artifact is the opt-in; {@link KeepRateLimits} on a
- * test class opts out. A test whose context is not loaded, or has no store, is left alone.
+ * test class keeps the budgets between its tests, and resets them once after the class. A test whose
+ * context is not loaded, or has no store, is left alone.
  * <p>
  * A store that cannot reset ({@link UnsupportedOperationException}) fails the test with a message
  * that says so, rather than let the next test start with a spent budget. Thread-safe (stateless).
@@ -34,8 +35,25 @@ public class ResetRateLimitsTestExecutionListener implements TestExecutionListen
 
 	@Override
 	public void afterTestMethod(TestContext testContext) {
-		if (!testContext.hasApplicationContext()
-				|| TestContextAnnotationUtils.hasAnnotation(testContext.getTestClass(), KeepRateLimits.class)) {
+		if (!isKept(testContext)) {
+			resetAll(testContext, "after " + testContext.getTestMethod());
+		}
+	}
+
+	/** A class that keeps its budgets between its tests leaves none spent for the classes after it. */
+	@Override
+	public void afterTestClass(TestContext testContext) {
+		if (isKept(testContext)) {
+			resetAll(testContext, "after " + testContext.getTestClass().getName());
+		}
+	}
+
+	private static boolean isKept(TestContext testContext) {
+		return TestContextAnnotationUtils.hasAnnotation(testContext.getTestClass(), KeepRateLimits.class);
+	}
+
+	private static void resetAll(TestContext testContext, String when) {
+		if (!testContext.hasApplicationContext()) {
 			return;
 		}
 		ApplicationContext context = testContext.getApplicationContext();

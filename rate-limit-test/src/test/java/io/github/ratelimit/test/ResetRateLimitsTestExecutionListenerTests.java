@@ -45,6 +45,36 @@ class ResetRateLimitsTestExecutionListenerTests {
 		manager.afterTestClass();
 	}
 
+	@Test
+	void aClassThatKeepsItsBudgetsResetsThemOnceItIsDone() throws Exception {
+		TestContextManager manager = new TestContextManager(Kept.class);
+		Kept instance = new Kept();
+		Method test = Kept.class.getDeclaredMethod("test");
+		manager.beforeTestClass();
+		manager.prepareTestInstance(instance);
+		manager.beforeTestMethod(instance, test);
+		RateLimitStore store = manager.getTestContext().getApplicationContext().getBean(RateLimitStore.class);
+		store.resetAll();
+		assertThat(ResetAfterEachTestTests.drain(store, ResetAfterEachTestTests.ALICE)).isEqualTo(3);
+		manager.afterTestMethod(instance, test, null);
+		assertThat(ResetAfterEachTestTests.drain(store, ResetAfterEachTestTests.ALICE)).as("kept between its tests")
+			.isZero();
+		manager.afterTestClass();
+		assertThat(ResetAfterEachTestTests.drain(store, ResetAfterEachTestTests.ALICE)).as("reset after the class")
+			.isEqualTo(3);
+		// The context is cached and shared with ResetAfterEachTestTests: leave it whole.
+		store.resetAll();
+	}
+
+	@KeepRateLimits
+	@ContextConfiguration(classes = ResetAfterEachTestTests.Config.class)
+	static class Kept {
+
+		void test() {
+		}
+
+	}
+
 	@ContextConfiguration(classes = WithAStoreThatCannotReset.Config.class)
 	static class WithAStoreThatCannotReset {
 

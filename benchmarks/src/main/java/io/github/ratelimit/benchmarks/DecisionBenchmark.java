@@ -15,8 +15,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
+import io.github.ratelimit.core.BareState;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LimiterState;
 import io.github.ratelimit.core.RateLimitClock;
 
 import io.github.ratelimit.benchmarks.peers.Bucket4jLimiter;
@@ -51,7 +51,7 @@ public class DecisionBenchmark {
 
 	private OursLimiter ours;
 
-	private LimiterState[] tokenBuckets;
+	private BareState[] tokenBuckets;
 
 	private Bucket4jLimiter bucket4j;
 
@@ -76,9 +76,9 @@ public class DecisionBenchmark {
 				forEachKey((key) -> this.ours.tryAcquire(key));
 			}
 			case "oursTokenBucketOnly" -> {
-				this.tokenBuckets = new LimiterState[this.keys];
+				this.tokenBuckets = new BareState[this.keys];
 				for (int i = 0; i < this.keys; i++) {
-					this.tokenBuckets[i] = budget.limit().newState();
+					this.tokenBuckets[i] = BareState.of(budget.limit());
 					this.tokenBuckets[i].tryAcquire(RateLimitClock.SYSTEM.nanos(), 1, 0);
 				}
 			}

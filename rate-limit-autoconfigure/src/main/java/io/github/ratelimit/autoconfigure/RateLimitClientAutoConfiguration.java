@@ -23,7 +23,7 @@ import org.springframework.util.StringUtils;
 
 import io.github.ratelimit.client.RetryAfterInterceptor;
 import io.github.ratelimit.client.Sleeper;
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * The client side: with {@code rate-limit.client.retry.enabled=true}, a {@link RetryAfterInterceptor}

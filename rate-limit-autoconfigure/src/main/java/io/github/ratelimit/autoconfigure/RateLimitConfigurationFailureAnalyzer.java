@@ -3,7 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * Explains a start-up that failed on rate limit configuration: which property (or annotated method),

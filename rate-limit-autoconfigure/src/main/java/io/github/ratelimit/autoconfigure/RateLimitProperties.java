@@ -11,13 +11,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
-import io.github.ratelimit.web.ClientIpResolver;
+import io.github.ratelimit.web.ClientIpSource;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
@@ -181,7 +181,7 @@ public class RateLimitProperties {
 		 * (RFC 7239), or the name of a header the proxy sets to one address, such as X-Real-IP or
 		 * CF-Connecting-IP.
 		 */
-		private String header = ClientIpResolver.X_FORWARDED_FOR;
+		private String header = "X-Forwarded-For";
 
 		/**
 		 * Prefix length IPv4 clients are keyed by, 8 to 32; 32 keys each address.
@@ -199,7 +199,7 @@ public class RateLimitProperties {
 		 * limiter's own trusted proxies, whatever server.forward-headers-strategy says) or container
 		 * (the address the container or Spring resolved from forwarding headers).
 		 */
-		private ClientIpResolver.Source source = ClientIpResolver.Source.CONNECTION;
+		private ClientIpSource source = ClientIpSource.CONNECTION;
 
 		public List<String> getTrustedProxies() {
 			return this.trustedProxies;
@@ -233,11 +233,11 @@ public class RateLimitProperties {
 			this.ipv6Prefix = ipv6Prefix;
 		}
 
-		public ClientIpResolver.Source getSource() {
+		public ClientIpSource getSource() {
 			return this.source;
 		}
 
-		public void setSource(ClientIpResolver.Source source) {
+		public void setSource(ClientIpSource source) {
 			this.source = source;
 		}
 

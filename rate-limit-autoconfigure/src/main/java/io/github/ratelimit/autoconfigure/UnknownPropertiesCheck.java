@@ -27,7 +27,7 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * Fails the start-up on a name under {@code rate-limit.} that nothing binds, before any bean is

@@ -13,10 +13,10 @@ public interface DecisionRecorder {
 
 	/**
 	 * Records one policy's outcome for one request.
-	 * @param policy the policy
+	 * @param policy the policy's name
 	 * @param outcome what it did
 	 */
-	default void decided(RateLimitPolicy policy, DecisionOutcome outcome) {
+	default void decided(String policy, DecisionOutcome outcome) {
 	}
 
 	/**

@@ -26,17 +26,5 @@ public enum HeaderStyle {
 	DRAFT_6,
 
 	/** No rate limit headers. */
-	NONE;
-
-	boolean legacy() {
-		return this == BOTH || this == LEGACY;
-	}
-
-	boolean ietf() {
-		return this == BOTH || this == IETF;
-	}
-
-	boolean draft6() {
-		return this == DRAFT_6;
-	}
+	NONE
 }

@@ -1,122 +1,39 @@
 package io.github.ratelimit.web;
 
-import java.util.ArrayList;
 import java.util.List;
 
-import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 
 /**
- * What the limits that apply to one request decided: one {@link Decision} per
- * {@link RateLimitPolicy}. The request is allowed only when every policy allows it. Immutable.
+ * What the limits that apply to one request decided, as a {@link RateLimitRejectionHandler} is told:
+ * one {@link Decision} per policy. The request is allowed only when every policy allows it. Read-only;
+ * the limiter's results are immutable and thread-safe.
  */
-public final class RateLimitResult {
-
-	private static final long NANOS_PER_SECOND = 1_000_000_000L;
-
-	private final List<RateLimitPolicy> policies;
-
-	private final List<Decision> decisions;
-
-	private final boolean allowed;
-
-	private final List<Deferred> deferred;
-
-	private final long retryAfterSeconds;
-
-	/**
-	 * Creates a result.
-	 * @param policies the enforced policies that applied
-	 * @param decisions their decisions, in the same order
-	 */
-	public RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions) {
-		this(policies, decisions, List.of());
-	}
-
-	RateLimitResult(List<RateLimitPolicy> policies, List<Decision> decisions, List<Deferred> deferred) {
-		if (policies.size() != decisions.size()) {
-			throw new IllegalArgumentException("one decision per policy expected");
-		}
-		this.policies = List.copyOf(policies);
-		this.decisions = List.copyOf(decisions);
-		boolean allowed = true;
-		long retryAfterNanos = 0;
-		for (Decision decision : this.decisions) {
-			allowed &= decision.isAllowed();
-			retryAfterNanos = Math.max(retryAfterNanos, decision.retryAfterNanos());
-			if (!decision.isAllowed()) {
-				retryAfterNanos = Math.max(retryAfterNanos, decision.nextNanos());
-			}
-		}
-		this.allowed = allowed;
-		// Computed once: the header and the problem body both say it.
-		this.retryAfterSeconds = allowed ? 0 : Math.max(1, seconds(retryAfterNanos));
-		this.deferred = List.copyOf(deferred);
-	}
-
-	/** A result with no enforced policy: the request proceeds untouched, without headers. */
-	static RateLimitResult unlimited() {
-		return new RateLimitResult(List.of(), List.of(), List.of());
-	}
-
-	RateLimitResult withShadowDeferred(List<Deferred> shadowDeferred) {
-		if (shadowDeferred.isEmpty()) {
-			return this;
-		}
-		List<Deferred> all = new ArrayList<>(this.deferred);
-		all.addAll(shadowDeferred);
-		return new RateLimitResult(this.policies, this.decisions, all);
-	}
-
-	/**
-	 * Returns whether any enforced policy applied (then responses carry headers).
-	 * @return {@code false} when only shadow policies applied, or the store failed
-	 */
-	public boolean isLimited() {
-		return !this.policies.isEmpty();
-	}
-
-	List<Deferred> deferred() {
-		return this.deferred;
-	}
+public interface RateLimitResult {
 
 	/**
 	 * Returns whether every policy allowed the request.
 	 * @return {@code true} when allowed
 	 */
-	public boolean isAllowed() {
-		return this.allowed;
-	}
+	boolean isAllowed();
 
 	/**
-	 * Returns the policies that applied.
-	 * @return the policies
+	 * Returns the names of the policies that applied.
+	 * @return the names, in the order of {@link #decisions()}
 	 */
-	public List<RateLimitPolicy> policies() {
-		return this.policies;
-	}
+	List<String> policyNames();
 
 	/**
-	 * Returns the decisions, in the order of {@link #policies()}.
+	 * Returns the decisions, in the order of {@link #policyNames()}.
 	 * @return the decisions
 	 */
-	public List<Decision> decisions() {
-		return this.decisions;
-	}
+	List<Decision> decisions();
 
 	/**
 	 * Returns the names of the policies that rejected the request.
 	 * @return the names; empty when allowed
 	 */
-	public List<String> violatedPolicies() {
-		List<String> names = new ArrayList<>();
-		for (int i = 0; i < this.decisions.size(); i++) {
-			if (!this.decisions.get(i).isAllowed()) {
-				names.add(this.policies.get(i).name());
-			}
-		}
-		return names;
-	}
+	List<String> violatedPolicies();
 
 	/**
 	 * Returns how long the client should wait before the same request is allowed: whole seconds,
@@ -124,70 +41,5 @@ public final class RateLimitResult {
 	 * of a violated policy.
 	 * @return seconds; 0 when allowed
 	 */
-	public long retryAfterSeconds() {
-		return this.retryAfterSeconds;
-	}
-
-	/**
-	 * Returns how long an allowed request must wait for its turn (delay mode): the longest wait of its
-	 * limits.
-	 * @return nanoseconds; 0 when it proceeds at once or was rejected
-	 */
-	public long waitNanos() {
-		if (!this.allowed) {
-			return 0;
-		}
-		long nanos = 0;
-		for (Decision decision : this.decisions) {
-			nanos = Math.max(nanos, decision.waitNanos());
-		}
-		return nanos;
-	}
-
-	/**
-	 * Returns the index of the most restrictive decision: the rejection with the longest wait, else
-	 * the fewest remaining tokens (the later reset on a tie).
-	 * @return an index into {@link #decisions()}
-	 */
-	public int mostRestrictive() {
-		int best = 0;
-		for (int i = 1; i < this.decisions.size(); i++) {
-			Decision candidate = this.decisions.get(i);
-			Decision current = this.decisions.get(best);
-			if (moreRestrictive(candidate, current)) {
-				best = i;
-			}
-		}
-		return best;
-	}
-
-	private static boolean moreRestrictive(Decision candidate, Decision current) {
-		if (candidate.isAllowed() != current.isAllowed()) {
-			return !candidate.isAllowed();
-		}
-		if (!candidate.isAllowed()) {
-			return candidate.retryAfterNanos() > current.retryAfterNanos();
-		}
-		if (candidate.remaining() != current.remaining()) {
-			return candidate.remaining() < current.remaining();
-		}
-		return candidate.resetNanos() > current.resetNanos();
-	}
-
-	/**
-	 * Tokens to take once the response is known, for a policy that counts only some responses.
-	 * @param policy the policy
-	 * @param acquisition what to take
-	 */
-	record Deferred(RateLimitPolicy policy, Acquisition acquisition) {
-	}
-
-	/**
-	 * Converts nanoseconds to whole seconds, rounding up.
-	 * @param nanos a duration in nanoseconds, zero or more
-	 * @return seconds
-	 */
-	static long seconds(long nanos) {
-		return (nanos / NANOS_PER_SECOND) + ((nanos % NANOS_PER_SECOND != 0) ? 1 : 0);
-	}
+	long retryAfterSeconds();
 }

@@ -8,8 +8,8 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
-import io.github.ratelimit.web.RateLimitPolicies;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +28,7 @@ class PlanAndExemptionConfigurationTests {
 		this.runner.withPropertyValues("rate-limit.policies.api.plans.pro.limit=10",
 				"rate-limit.policies.api.plans.partner.period=1s").run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(context.getBean(RateLimitPolicies.class).get("api").limit().limit()).isEqualTo(2);
+					assertThat(ConfiguredPolicy.of(context, "api").limit().limit()).isEqualTo(2);
 				});
 	}
 

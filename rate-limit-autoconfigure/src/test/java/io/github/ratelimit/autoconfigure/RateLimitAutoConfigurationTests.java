@@ -22,20 +22,18 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
-import io.github.ratelimit.web.ClientIpResolver;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.web.RateLimitConfigurationException;
-import io.github.ratelimit.web.RateLimitFilter;
-import io.github.ratelimit.web.RateLimitPolicies;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RateLimited;
+import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,10 +46,11 @@ class RateLimitAutoConfigurationTests {
 	void registersTheFilterAndTheCaffeineStoreByDefault() {
 		this.runner.run((context) -> {
 			assertThat(context).hasSingleBean(CaffeineRateLimitStore.class);
-			assertThat(context).hasSingleBean(ClientIpResolver.class);
+			assertThat(context).hasBean("clientIpResolver");
 			assertThat(context).getBean(RateLimitClock.class).isSameAs(RateLimitClock.SYSTEM);
 			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
-			assertThat(registration.getFilter()).isInstanceOf(RateLimitFilter.class);
+			assertThat(registration.getFilter().getClass().getName())
+				.isEqualTo("io.github.ratelimit.web.servlet.RateLimitFilter");
 			assertThat(registration.getOrder()).isEqualTo(RateLimitProperties.DEFAULT_FILTER_ORDER).isEqualTo(-90)
 				.isEqualTo(new RateLimitProperties().getFilterOrder())
 				.isGreaterThan(-100); // after Spring Security's filter chain
@@ -66,15 +65,15 @@ class RateLimitAutoConfigurationTests {
 	void theAlgorithmBindsLeniently(String value, Algorithm algorithm) {
 		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
 				"rate-limit.policies.api.algorithm=" + value)
-			.run((context) -> assertThat(context.getBean(RateLimitPolicies.class).get("api").limit().algorithm())
+			.run((context) -> assertThat(ConfiguredPolicy.of(context, "api").limit().algorithm())
 				.isEqualTo(algorithm));
 	}
 
 	@Test
 	void theInProcessStoreKeepsTheCoresDefaultBound() {
-		this.runner.run((context) -> assertThat(context.getBean(CaffeineRateLimitStore.class).maximumSize())
+		assertThat(new RateLimitProperties().getStore().getCaffeine().getMaximumSize())
 			.isEqualTo(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE)
-			.isEqualTo(1_000_000));
+			.isEqualTo(1_000_000);
 	}
 
 	@Test
@@ -110,16 +109,18 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void userFilterRegistrationWins() {
+	void userFilterRegistrationStandsBesideOurs() {
+		// The filter is internal: an application's registration is another filter, not a replacement.
 		this.runner.withUserConfiguration(UserFilter.class)
-			.run((context) -> assertThat(context.getBeansOfType(FilterRegistrationBean.class)).containsOnlyKeys("custom"));
+			.run((context) -> assertThat(context.getBeansOfType(FilterRegistrationBean.class)).containsOnlyKeys("custom",
+					"rateLimitFilter"));
 	}
 
 	@Test
 	void bindsPoliciesWithDefaults() {
 		this.runner.withPropertyValues("rate-limit.policies.api.limit=100", "rate-limit.policies.api.period=1m")
 			.run((context) -> {
-				var policy = context.getBean(RateLimitPolicies.class).get("api");
+				var policy = ConfiguredPolicy.of(context, "api");
 				assertThat(policy).isNotNull();
 				assertThat(policy.limit().burst()).isEqualTo(100);
 				assertThat(policy.keySpec()).isEqualTo("ip");
@@ -197,7 +198,7 @@ class RateLimitAutoConfigurationTests {
 				assertThat(properties.getPolicies().get("b").getAlgorithm()).isEqualTo(Algorithm.LEAKY_BUCKET);
 				assertThat(properties.getPolicies().get("b").getOnLimit()).isEqualTo(OnLimit.DELAY);
 				assertThat(properties.getMode()).isEqualTo(RateLimitProperties.Mode.SHADOW);
-				assertThat(context.getBean(RateLimitPolicies.class).get("api").limit().algorithm())
+				assertThat(ConfiguredPolicy.of(context, "api").limit().algorithm())
 					.isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
 			});
 	}
@@ -220,7 +221,7 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues(base)
 			.withPropertyValues("rate-limit.policies.api.algorithm=leaky-bucket", "rate-limit.policies.api.on-limit=delay",
 					"rate-limit.policies.api.max-delay=500ms")
-			.run((context) -> assertThat(context.getBean(RateLimitPolicies.class).get("api").maxDelayNanos())
+			.run((context) -> assertThat(ConfiguredPolicy.of(context, "api").maxDelayNanos())
 				.isEqualTo(500_000_000L));
 	}
 
@@ -345,7 +346,7 @@ class RateLimitAutoConfigurationTests {
 	static class UserFilter {
 
 		@Bean
-		FilterRegistrationBean<RateLimitFilter> custom() {
+		FilterRegistrationBean<?> custom() {
 			return new FilterRegistrationBean<>();
 		}
 

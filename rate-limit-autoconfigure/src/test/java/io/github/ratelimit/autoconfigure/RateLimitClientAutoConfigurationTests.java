@@ -34,8 +34,7 @@ import org.springframework.web.client.RestTemplate;
 
 import io.github.ratelimit.client.RetryAfterInterceptor;
 import io.github.ratelimit.client.Sleeper;
-import io.github.ratelimit.web.RateLimitConfigurationException;
-import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -217,7 +216,7 @@ class RateLimitClientAutoConfigurationTests {
 		application.setWebApplicationType(WebApplicationType.NONE);
 		try (ConfigurableApplicationContext context = application.run("--spring.main.banner-mode=off",
 				"--rate-limit.enabled=false", "--rate-limit.client.retry.enabled=true")) {
-			assertThat(context.getBeanProvider(RateLimitFilter.class).getIfAvailable()).isNull();
+			assertThat(context.containsBean("rateLimitFilter")).isFalse();
 			RetryAfterInterceptor retry = context.getBean(RetryAfterInterceptor.class);
 			context.getBean(RestClient.Builder.class)
 				.requestInterceptors((interceptors) -> assertThat(interceptors).startsWith(retry));

@@ -25,8 +25,8 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
-import io.github.ratelimit.web.RateLimitConfigurationException;
-import io.github.ratelimit.web.RateLimitPolicies;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,7 +74,7 @@ class UnknownPropertiesCheckTests {
 	void everyKindOfKnownNameStarts() {
 		this.webRunner.withInitializer(yaml("strict/valid.yml")).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(RateLimitPolicies.class).names()).containsExactly("api", "login.form");
+			assertThat(ConfiguredPolicy.names(context)).containsExactly("api", "login.form");
 		});
 	}
 
@@ -133,10 +133,9 @@ class UnknownPropertiesCheckTests {
 		variables.put("RATELIMIT_RULES_0_POLICIES", "api");
 		this.webRunner.withInitializer(environmentVariables(variables)).run((context) -> {
 			assertThat(context).hasNotFailed();
-			RateLimitPolicies policies = context.getBean(RateLimitPolicies.class);
-			assertThat(policies.names()).containsExactly("api");
-			assertThat(policies.get("api").maxDelayNanos()).isEqualTo(1_000_000_000L);
-			assertThat(policies.get("api").limit().burst()).isEqualTo(10);
+			assertThat(ConfiguredPolicy.names(context)).containsExactly("api");
+			assertThat(ConfiguredPolicy.of(context, "api").maxDelayNanos()).isEqualTo(1_000_000_000L);
+			assertThat(ConfiguredPolicy.of(context, "api").limit().burst()).isEqualTo(10);
 			assertThat(context.getBean(RateLimitProperties.class).getStore().getCaffeine().getMaximumSize())
 				.isEqualTo(50);
 		});

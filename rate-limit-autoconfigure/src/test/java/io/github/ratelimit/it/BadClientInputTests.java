@@ -1,7 +1,6 @@
 package io.github.ratelimit.it;
 
 import java.net.http.HttpResponse;
-import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -10,10 +9,11 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
 
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
-import io.github.ratelimit.web.AnnotatedEndpoints;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.testsupport.Http;
+import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +31,7 @@ class BadClientInputTests {
 	CaffeineRateLimitStore store;
 
 	@Autowired
-	AnnotatedEndpoints annotatedEndpoints;
+	ApplicationContext context;
 
 	Http http;
 
@@ -124,13 +124,6 @@ class BadClientInputTests {
 	}
 
 	private String policyId(String name) {
-		return this.annotatedEndpoints.endpoints()
-			.values()
-			.stream()
-			.flatMap(List::stream)
-			.filter((policy) -> policy.name().equals(name))
-			.findFirst()
-			.orElseThrow()
-			.id();
+		return ConfiguredPolicy.annotated(this.context, name).id();
 	}
 }

@@ -11,7 +11,7 @@ public enum Algorithm {
 
 	/**
 	 * A token bucket of capacity {@code burst} refilled continuously at {@code limit} tokens per
-	 * {@code period}; implemented as GCRA with one timestamp per key (see {@link TokenBucket}).
+	 * {@code period}; implemented as GCRA with one timestamp per key (see {@code TokenBucket}).
 	 * Tolerates bursts; exact; 8 bytes of state per key.
 	 */
 	TOKEN_BUCKET("token-bucket", true, true),
@@ -19,26 +19,26 @@ public enum Algorithm {
 	/**
 	 * {@code limit} requests per window of {@code period}, windows aligned to the epoch so every
 	 * instance agrees on boundaries. Cheapest; allows up to twice the limit around a boundary
-	 * (see {@link FixedWindow}).
+	 * (see {@code FixedWindow}).
 	 */
 	FIXED_WINDOW("fixed-window", false, false),
 
 	/**
 	 * At most {@code limit} requests in any interval of length {@code period}, exactly: one timestamp
-	 * per admitted token (see {@link SlidingWindowLog}). Memory per key grows with the limit.
+	 * per admitted token (see {@code SlidingWindowLog}). Memory per key grows with the limit.
 	 */
 	SLIDING_WINDOW_LOG("sliding-window-log", false, false),
 
 	/**
 	 * The previous window's count weighted by its remaining overlap plus the current count: two
-	 * counters per key, a smooth approximation of the sliding window (see {@link SlidingWindowCounter}).
+	 * counters per key, a smooth approximation of the sliding window (see {@code SlidingWindowCounter}).
 	 */
 	SLIDING_WINDOW_COUNTER("sliding-window-counter", false, false),
 
 	/**
 	 * A bucket that drains at {@code limit} per {@code period} with a queue of {@code burst}: as a meter
 	 * (requests rejected at once) it is the token bucket; in delay mode it shapes traffic, serving even
-	 * simultaneous requests spaced at the drain rate (see {@link LeakyBucket}).
+	 * simultaneous requests spaced at the drain rate (see {@code LeakyBucket}).
 	 */
 	LEAKY_BUCKET("leaky-bucket", true, true);
 

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * new limit applies at once; a new period takes effect from the next window, since the current one has
  * its boundaries already.
  */
-public final class FixedWindow implements LimiterState {
+final class FixedWindow implements LimiterState {
 
 	private final Limit limit;
 

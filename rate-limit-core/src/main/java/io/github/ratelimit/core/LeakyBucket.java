@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Concurrency: a compare-and-set loop on the timestamp, as in {@link TokenBucket}.
  */
-public final class LeakyBucket extends GcraState {
+final class LeakyBucket extends GcraState {
 
 	/**
 	 * Creates an empty bucket.

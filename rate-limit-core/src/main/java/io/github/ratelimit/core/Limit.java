@@ -114,7 +114,7 @@ public final class Limit {
 	 * Creates the state of a key that has not been seen yet.
 	 * @return a fresh state, enforcing this limit
 	 */
-	public LimiterState newState() {
+	LimiterState newState() {
 		return switch (this.algorithm) {
 			case TOKEN_BUCKET -> new TokenBucket(this);
 			case LEAKY_BUCKET -> new LeakyBucket(this);

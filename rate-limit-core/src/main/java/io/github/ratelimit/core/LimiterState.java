@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * what was spent. Every operation on a retired state returns {@code null}, so that a caller that still
  * holds it asks its store again and meets the successor: nobody spends two budgets.
  */
-public interface LimiterState {
+interface LimiterState {
 
 	/**
 	 * Returns the limit this state enforces.

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Concurrency: a lock per key; exact under any number of threads.
  */
-public final class SlidingWindowCounter implements LimiterState {
+final class SlidingWindowCounter implements LimiterState {
 
 	private final Limit limit;
 

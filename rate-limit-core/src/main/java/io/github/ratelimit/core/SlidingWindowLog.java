@@ -20,7 +20,7 @@ import java.util.Arrays;
  * Moved to another limit ({@link #moveTo(Limit, long)}), the entries carry over: each counts until its
  * time plus the new period, against the new limit.
  */
-public final class SlidingWindowLog implements LimiterState {
+final class SlidingWindowLog implements LimiterState {
 
 	private final Limit limit;
 

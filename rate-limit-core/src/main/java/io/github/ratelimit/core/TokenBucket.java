@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * and allocates only the returned {@link Decision}. A rejected request writes nothing. Exact under
  * any number of threads: every allowed request moved {@code tat} forward by its own {@code c * T}.
  */
-public final class TokenBucket extends GcraState {
+final class TokenBucket extends GcraState {
 
 	/**
 	 * Creates a full bucket.

@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

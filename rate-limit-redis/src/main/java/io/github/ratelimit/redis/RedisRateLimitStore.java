@@ -31,12 +31,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 /**
  * A store shared by every instance of an application: each key's state lives in Redis, and every
@@ -441,7 +441,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 	 * a call to Redis.
 	 * @return the count
 	 */
-	public long cachedRejections() {
+	long cachedRejections() {
 		return this.cachedRejections.sum();
 	}
 

@@ -20,16 +20,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.BareState;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.LimiterState;
 import io.github.ratelimit.core.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Every algorithm's Lua script decides exactly like its Java {@link LimiterState}, field by field,
+ * Every algorithm's Lua script decides exactly like its Java {@link BareState}, field by field,
  * on randomised request sequences (fixed seeds) at the same microsecond-aligned times: single
  * acquisitions with and without a maximum wait, releases, and all-or-nothing acquisitions of several
  * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default, and
@@ -105,7 +105,7 @@ class ScriptAgreementTests {
 
 	/**
 	 * A key's limit changes from one request to the next (a client switching plans): the script moves
-	 * the state as {@link LimiterState#moveTo} does. The two limits of an id have the same emission
+	 * the state as {@link BareState#moveTo} does. The two limits of an id have the same emission
 	 * interval (buckets) or the same period and another limit (windows) so that both sides compute
 	 * with the same numbers; a fixed window and a log also change period.
 	 */
@@ -244,9 +244,9 @@ class ScriptAgreementTests {
 				return false;
 			}
 			Acquisition acquisition = expiry.acquisition();
-			LimiterState held = java.held(acquisition);
+			BareState held = java.held(acquisition);
 			Decision state = held.peek(micros * 1000);
-			Decision fresh = held.limit().newState().peek(micros * 1000);
+			Decision fresh = BareState.of(held.limit()).peek(micros * 1000);
 			if (!state.equals(fresh)) {
 				fail("Key " + entry.getKey() + " expired while its state was not fresh: " + state + "\nhistory:\n  "
 						+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
@@ -323,7 +323,7 @@ class ScriptAgreementTests {
 	 */
 	private static final class JavaStore implements RateLimitStore {
 
-		private final Map<String, LimiterState> states = new HashMap<>();
+		private final Map<String, BareState> states = new HashMap<>();
 
 		private long nowNanos;
 
@@ -350,14 +350,14 @@ class ScriptAgreementTests {
 		int moves;
 
 		/** The state as it is, without moving it to the acquisition's limit. */
-		LimiterState held(Acquisition acquisition) {
+		BareState held(Acquisition acquisition) {
 			return this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
-					(k) -> acquisition.limit().newState());
+					(k) -> BareState.of(acquisition.limit()));
 		}
 
-		LimiterState state(Acquisition acquisition) {
-			LimiterState state = this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
-					(k) -> acquisition.limit().newState());
+		BareState state(Acquisition acquisition) {
+			BareState state = this.states.computeIfAbsent(acquisition.limitId() + "\n" + acquisition.key(),
+					(k) -> BareState.of(acquisition.limit()));
 			if (!state.limit().equals(acquisition.limit())) {
 				state = state.moveTo(acquisition.limit(), this.nowNanos);
 				this.states.put(acquisition.limitId() + "\n" + acquisition.key(), state);

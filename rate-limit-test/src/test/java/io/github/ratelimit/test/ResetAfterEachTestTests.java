@@ -15,7 +15,7 @@ import org.springframework.test.context.junit.jupiter.SpringJUnitConfig;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

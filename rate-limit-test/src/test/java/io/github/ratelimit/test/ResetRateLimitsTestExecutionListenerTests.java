@@ -13,7 +13,7 @@ import org.springframework.test.context.TestContextManager;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -17,8 +17,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,10 @@
 package io.github.ratelimit.benchmarks.peers;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.caffeine.CaffeineRateLimitStore;
 
 /**
  * Our limiter as the filter calls it: one {@link Acquisition} per request, decided by the

@@ -19,11 +19,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.redis.OnFailure;
 import io.github.ratelimit.redis.RedisRateLimitStore;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 
 /**
  * The Redis store when {@code rate-limit.store.type=redis}: a {@link RedisRateLimitStore} on the

@@ -9,9 +9,9 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.redis.TestRedis;
 import io.github.ratelimit.testsupport.Http;
-import io.github.ratelimit.web.RateLimitConfigurationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,0 +1,244 @@
+package io.github.ratelimit.web.servlet;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.ClientIpSource;
+import io.github.ratelimit.web.HeaderStyle;
+
+/**
+ * Turns {@link RateLimitProperties} into validated policies, rules and trusted proxies; every bad
+ * value fails with a {@link RateLimitConfigurationException} naming its property.
+ */
+final class ConfiguredLimits {
+
+	private static final String PREFIX = "rate-limit";
+
+	private ConfiguredLimits() {
+	}
+
+	static ClientIpResolver clientIpResolver(RateLimitProperties properties) {
+		List<IpAddressRange> ranges = new ArrayList<>();
+		List<String> proxies = properties.getClientIp().getTrustedProxies();
+		for (int i = 0; i < proxies.size(); i++) {
+			try {
+				ranges.add(IpAddressRange.parse(proxies.get(i)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(PREFIX + ".client-ip.trusted-proxies[" + i + "]",
+						ex.getMessage(), "Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+		}
+		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		String prefix = PREFIX + ".client-ip.";
+		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
+		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";
+		try {
+			builder.header(header);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(prefix + "header", "'" + clientIp.getHeader()
+					+ "' is not an HTTP header name",
+					"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
+		}
+		int ipv4Prefix = clientIp.getIpv4Prefix();
+		if (ipv4Prefix < ClientIpResolver.MIN_IPV4_PREFIX || ipv4Prefix > 32) {
+			throw new RateLimitConfigurationException(prefix + "ipv4-prefix",
+					"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
+					"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
+		}
+		int ipv6Prefix = clientIp.getIpv6Prefix();
+		if (ipv6Prefix < ClientIpResolver.MIN_IPV6_PREFIX || ipv6Prefix > 128) {
+			throw new RateLimitConfigurationException(prefix + "ipv6-prefix",
+					"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
+					"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
+		}
+		ClientIpSource source = clientIp.getSource();
+		if (source == ClientIpSource.CONTAINER && !ranges.isEmpty()) {
+			throw new RateLimitConfigurationException(prefix + "trusted-proxies",
+					"trusted proxies have no effect with rate-limit.client-ip.source=container, which takes the address"
+							+ " the container resolved",
+					"Remove rate-limit.client-ip.trusted-proxies and configure the container's trust (e.g."
+							+ " server.tomcat.remoteip.internal-proxies), or use rate-limit.client-ip.source=connection");
+		}
+		return builder.ipv4Prefix(ipv4Prefix).ipv6Prefix(ipv6Prefix).source(source).build();
+	}
+
+	/**
+	 * The header styles, checked: {@code none} stands alone, and draft 6's {@code RateLimit-*} trio goes
+	 * with draft 11's {@code RateLimit} list only when both are listed by name ({@code both} means
+	 * legacy and ietf, and is no request for draft 6 beside it).
+	 */
+	static Set<HeaderStyle> headerStyles(RateLimitProperties properties) {
+		String property = PREFIX + ".headers.style";
+		List<HeaderStyle> listed = properties.getHeaders().getStyle();
+		if (listed == null || listed.isEmpty() || listed.contains(null)) {
+			throw new RateLimitConfigurationException(property, "no header style is set",
+					"Set one or a list of: both, legacy, ietf, draft-6 (or none for no rate limit headers)");
+		}
+		Set<HeaderStyle> styles = new LinkedHashSet<>(listed);
+		if (styles.contains(HeaderStyle.NONE) && styles.size() > 1) {
+			throw new RateLimitConfigurationException(property, "none is listed with " + names(styles),
+					"Set none alone, or remove it");
+		}
+		if (styles.contains(HeaderStyle.DRAFT_6) && styles.contains(HeaderStyle.BOTH)) {
+			throw new RateLimitConfigurationException(property,
+					"both (legacy and ietf) and draft-6 would send draft 11's RateLimit list and draft 6's "
+							+ "RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset together, which clients that "
+							+ "read one draft may take for the other",
+					"Set [legacy, draft-6] for the fields most clients read; only if you want draft 11's and "
+							+ "draft 6's fields side by side, list [legacy, ietf, draft-6]");
+		}
+		return styles;
+	}
+
+	private static String names(Set<HeaderStyle> styles) {
+		return String.join(", ",
+				styles.stream().map((style) -> style.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
+	}
+
+	static RateLimitPolicies policies(RateLimitProperties properties, KeyResolvers keyResolvers) {
+		Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, policy) -> {
+			String prefix = PREFIX + ".policies." + name;
+			if (!StringUtils.hasText(name)) {
+				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
+			}
+			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
+					policy.getAlgorithm().id(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
+					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
+			RateLimitPolicy defined = RateLimitPolicy.define(definition, keyResolvers);
+			if (policy.getPlan() != null || !policy.getPlans().isEmpty()) {
+				defined = withPlans(defined, policy, keyResolvers, prefix);
+			}
+			if (policy.getExemptWhen() != null) {
+				defined = defined.withExemption(policy.getExemptWhen(), keyResolvers, prefix + ".exempt-when");
+			}
+			policies.put(name, defined);
+		});
+		return new RateLimitPolicies(policies);
+	}
+
+	private static RateLimitPolicy withPlans(RateLimitPolicy policy, RateLimitProperties.Policy properties,
+			KeyResolvers keyResolvers, String prefix) {
+		if (properties.getPlan() == null) {
+			throw new RateLimitConfigurationException(prefix + ".plan", "plans are defined but no plan source is set",
+					"Set where a request's plan name comes from, e.g. plan: \"@planOfApiKey\" (a KeyResolver bean) "
+							+ "or plan: header:X-Plan");
+		}
+		Map<String, RateLimitPolicy.Plan> plans = new LinkedHashMap<>();
+		properties.getPlans()
+			.forEach((planName, plan) -> plans.put(planName,
+					new RateLimitPolicy.Plan(plan.getLimit(), plan.getPeriod(), plan.getBurst())));
+		return policy.withPlans(properties.getPlan(), plans, keyResolvers, prefix);
+	}
+
+	private static final Set<String> PLAN_PROPERTIES = Set.of("limit", "period", "burst");
+
+	/**
+	 * Refuses properties of a plan that are not plan values (binding would silently drop them): a plan
+	 * may set limit, period and burst only, so {@code plans.pro.algorithm} or a misspelt
+	 * {@code plans.pro.limt} fails the start-up, naming it.
+	 */
+	static void checkPlanProperties(Environment environment) {
+		ConfigurationPropertyName policies = ConfigurationPropertyName.of(PREFIX + ".policies");
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+				continue;
+			}
+			iterable.filter(policies::isAncestorOf).stream().forEach((name) -> {
+				if (name.getNumberOfElements() < 5 || !name.getElement(3, Form.UNIFORM).equals("plans")) {
+					return;
+				}
+				String property = (name.getNumberOfElements() > 5) ? name.getElement(5, Form.DASHED) : "";
+				if (name.getNumberOfElements() != 6 || !PLAN_PROPERTIES.contains(property)) {
+					throw new RateLimitConfigurationException(name.toString(),
+							"a plan sets only limit, period and burst; '" + name.toString() + "' is none of them",
+							"Remove it, or fix its name (a plan keeps the policy's algorithm, key and cost)");
+				}
+			});
+		}
+	}
+
+	static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
+			ClientIpResolver clientIpResolver) {
+		List<IpAddressRange> ranges = new ArrayList<>();
+		List<String> ips = properties.getExempt().getIps();
+		for (int i = 0; i < ips.size(); i++) {
+			try {
+				ranges.add(IpAddressRange.parse(ips.get(i)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(PREFIX + ".exempt.ips[" + i + "]", ex.getMessage(),
+						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+		}
+		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
+				PREFIX + ".exempt.when");
+	}
+
+	static List<PathRule> rules(RateLimitProperties properties, RateLimitPolicies policies) {
+		PathPatternParser parser = PathPatternParser.defaultInstance;
+		List<PathRule> rules = new ArrayList<>();
+		List<RateLimitProperties.Rule> configured = properties.getRules();
+		for (int i = 0; i < configured.size(); i++) {
+			RateLimitProperties.Rule rule = configured.get(i);
+			String prefix = PREFIX + ".rules[" + i + "]";
+			if (!StringUtils.hasText(rule.getPath())) {
+				throw new RateLimitConfigurationException(prefix + ".path", "a rule needs a path",
+						"Set a path pattern such as /api/**");
+			}
+			PathPattern pattern;
+			try {
+				pattern = parser.parse(rule.getPath());
+			}
+			catch (PatternParseException ex) {
+				throw new RateLimitConfigurationException(prefix + ".path",
+						"cannot parse the path pattern '" + rule.getPath() + "': " + ex.getMessage(),
+						"Write a Spring PathPattern such as /api/** or /users/{id}");
+			}
+			Set<String> methods = new LinkedHashSet<>();
+			for (String method : rule.getMethods()) {
+				if (!StringUtils.hasText(method) || !method.trim().chars().allMatch(Character::isLetter)) {
+					throw new RateLimitConfigurationException(prefix + ".methods",
+							"'" + method + "' is not an HTTP method", "List methods such as GET, POST");
+				}
+				methods.add(method.trim().toUpperCase(Locale.ROOT));
+			}
+			if (rule.getPolicies().isEmpty()) {
+				throw new RateLimitConfigurationException(prefix + ".policies", "the rule names no policy",
+						"Name one or more policies from rate-limit.policies");
+			}
+			List<RateLimitPolicy> applied = new ArrayList<>();
+			for (String name : rule.getPolicies()) {
+				RateLimitPolicy policy = policies.get(name.trim());
+				if (policy == null) {
+					throw new RateLimitConfigurationException(prefix + ".policies", "no policy named '" + name + "'",
+							"Define it under rate-limit.policies." + name.trim() + " (defined: "
+									+ String.join(", ", policies.names()) + ")");
+				}
+				applied.add(policy);
+			}
+			rules.add(new PathRule(pattern, methods, applied));
+		}
+		return rules;
+	}
+}

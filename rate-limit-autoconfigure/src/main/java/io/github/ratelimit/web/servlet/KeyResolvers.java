@@ -1,0 +1,350 @@
+package io.github.ratelimit.web.servlet;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.Principal;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.Map;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.ParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+import org.springframework.web.servlet.HandlerMapping;
+
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.KeyResolver;
+
+/**
+ * Turns a policy's {@code key} setting into a {@link KeyResolver} whose keys are complete: typed
+ * ({@code ip:}, {@code user:}, {@code header:}, ...) so that values of different sources never collide,
+ * never empty (a missing source falls back to the client IP), and bounded (a value longer than
+ * {@value #MAX_RAW_LENGTH} characters is replaced by its SHA-256, so a client cannot make the store
+ * hold large keys). Hashed values have a namespace of their own: a value that itself starts with
+ * {@code sha256:} is always hashed, so no raw value can equal the hashed form of another. A resolver
+ * that throws also falls back to the client IP: bad client input never turns into a 500. Thread-safe.
+ *
+ * <p>A {@code param:} key is the parameter's first value up to its first comma. Spring MVC binds a
+ * repeated parameter ({@code u=x&u=y}) to a {@code String} as {@code "x,y"}, while
+ * {@code getParameter} (and so Spring Security's form login) reads {@code "x"}: cutting at the comma
+ * gives {@code u=x}, {@code u=x,y} and {@code u=x&u=y} one budget, so whichever of the two a handler
+ * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
+ */
+final class KeyResolvers {
+
+	static final int MAX_RAW_LENGTH = 64;
+
+	/** The namespace of hashed values. */
+	static final String HASHED = "sha256:";
+
+	private static final Log logger = LogFactory.getLog(KeyResolvers.class);
+
+	private static final String SUPPORTED = "Use ip, user, header:<Name>, param:<name>, global, a SpEL template #{...} or @beanName";
+
+	private final ClientIpResolver clientIpResolver;
+
+	private final @Nullable BeanFactory beanFactory;
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	/**
+	 * Creates the factory.
+	 * @param clientIpResolver finds the client IP, for {@code ip} keys and fallbacks
+	 * @param beanFactory looks up {@code @beanName} resolvers; {@code null} refuses them
+	 */
+	public KeyResolvers(ClientIpResolver clientIpResolver, @Nullable BeanFactory beanFactory) {
+		this.clientIpResolver = clientIpResolver;
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Builds the resolver of a key setting.
+	 * @param spec the setting, e.g. {@code ip} or {@code header:X-Api-Key}
+	 * @param origin where the setting comes from, for error messages
+	 * @return a resolver whose result is never {@code null}
+	 * @throws RateLimitConfigurationException when the setting cannot work
+	 */
+	public KeyResolver forSpec(String spec, String origin) {
+		String trimmed = spec.trim();
+		if (trimmed.isEmpty() || trimmed.equals("ip")) {
+			return (request) -> "ip:" + this.clientIpResolver.resolve(request);
+		}
+		if (trimmed.equals("global")) {
+			return (request) -> "global";
+		}
+		if (trimmed.equals("user")) {
+			return typed("user", KeyResolvers::userName);
+		}
+		if (trimmed.startsWith("header:")) {
+			String name = argument(trimmed, "header:", origin);
+			return typed("header", (request) -> request.getHeader(name));
+		}
+		if (trimmed.startsWith("param:")) {
+			String name = argument(trimmed, "param:", origin);
+			return typed("param", (request) -> parameterIdentity(request, name));
+		}
+		if (trimmed.contains("#{")) {
+			return typed("expr", expression(trimmed, origin));
+		}
+		if (trimmed.startsWith("@")) {
+			return typed("bean", bean(argument(trimmed, "@", origin), origin));
+		}
+		throw new RateLimitConfigurationException(origin, "unknown key '" + spec + "'", SUPPORTED);
+	}
+
+	/**
+	 * Builds the resolver of a plan setting: the same syntax as keys ({@code header:<Name>},
+	 * {@code param:<name>}, a SpEL template {@code #{...}}, {@code @beanName}), but the value is the plan
+	 * name itself, with no type and no fallback ({@code null} when the request names none).
+	 * @param spec the setting, e.g. {@code @planOfApiKey}
+	 * @param origin where the setting comes from, for error messages
+	 * @return a resolver of the raw plan name
+	 * @throws RateLimitConfigurationException when the setting cannot work
+	 */
+	KeyResolver forPlanSpec(String spec, String origin) {
+		String trimmed = spec.trim();
+		if (trimmed.startsWith("header:")) {
+			String name = argument(trimmed, "header:", origin);
+			return (request) -> request.getHeader(name);
+		}
+		if (trimmed.startsWith("param:")) {
+			String name = argument(trimmed, "param:", origin);
+			return (request) -> request.getParameter(name);
+		}
+		if (trimmed.contains("#{")) {
+			return expression(trimmed, origin);
+		}
+		if (trimmed.startsWith("@")) {
+			return bean(argument(trimmed, "@", origin), origin);
+		}
+		throw new RateLimitConfigurationException(origin, "unknown plan source '" + spec + "'",
+				"Use header:<Name>, param:<name>, a SpEL template #{...} or @beanName (a KeyResolver returning the "
+						+ "plan name; the way to trust the plan, e.g. looked up from an API key)");
+	}
+
+	/**
+	 * Builds a condition over a request: a SpEL boolean over the root of key expressions
+	 * ({@code ip}, {@code user}, {@code request}, {@code header('Name')}, {@code param('name')},
+	 * {@code pathVariables}), evaluated with the same read-only context. An expression that throws, or
+	 * is not {@code true}, does not hold.
+	 * @param condition the expression, e.g. {@code header('X-Internal') == 'yes'}
+	 * @param origin where it comes from, for error messages
+	 * @return the condition
+	 * @throws RateLimitConfigurationException when the expression does not parse
+	 */
+	RequestCondition condition(String condition, String origin) {
+		String trimmed = condition.trim();
+		if (trimmed.startsWith("#{") && trimmed.endsWith("}")) {
+			trimmed = trimmed.substring(2, trimmed.length() - 1);
+		}
+		if (trimmed.isEmpty()) {
+			throw new RateLimitConfigurationException(origin, "the condition is empty",
+					"Write a SpEL boolean such as header('X-Internal') == 'yes', or remove the property");
+		}
+		Expression expression;
+		try {
+			expression = this.parser.parseExpression(trimmed);
+		}
+		catch (ParseException | IllegalArgumentException ex) {
+			String reason = (ex instanceof ParseException parse) ? parse.getSimpleMessage() : ex.getMessage();
+			throw new RateLimitConfigurationException(origin,
+					"cannot parse the SpEL condition '" + condition + "': " + reason,
+					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
+		}
+		return (request) -> {
+			try {
+				KeyExpressionRoot root = new KeyExpressionRoot(request, this.clientIpResolver);
+				SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+					.withInstanceMethods()
+					.withRootObject(root)
+					.build();
+				return Boolean.TRUE.equals(expression.getValue(context));
+			}
+			catch (RuntimeException ex) {
+				// Fail closed: a condition that cannot be evaluated exempts nobody.
+				logger.debug("Exemption condition failed; the request is not exempt", ex);
+				return false;
+			}
+		};
+	}
+
+	private KeyResolver typed(String type, KeyResolver source) {
+		String prefix = type + ":";
+		return (request) -> {
+			String value;
+			try {
+				value = source.resolve(request);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Key resolution failed; falling back to the client IP", ex);
+				value = null;
+			}
+			if (value == null || value.isBlank()) {
+				return "ip:" + this.clientIpResolver.resolve(request);
+			}
+			return prefix + bounded(value);
+		};
+	}
+
+	private KeyResolver expression(String template, String origin) {
+		Expression expression;
+		try {
+			expression = this.parser.parseExpression(template, ParserContext.TEMPLATE_EXPRESSION);
+		}
+		catch (ParseException ex) {
+			throw new RateLimitConfigurationException(origin,
+					"cannot parse the SpEL key '" + template + "': " + ex.getSimpleMessage(),
+					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
+		}
+		return (request) -> {
+			KeyExpressionRoot root = new KeyExpressionRoot(request, this.clientIpResolver);
+			SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+				.withInstanceMethods()
+				.withRootObject(root)
+				.build();
+			return expression.getValue(context, String.class);
+		};
+	}
+
+	private KeyResolver bean(String name, String origin) {
+		if (this.beanFactory == null) {
+			throw new RateLimitConfigurationException(origin, "key '@" + name + "' needs a bean factory",
+					"Use a built-in key");
+		}
+		BeanFactory beans = this.beanFactory;
+		try {
+			if (!beans.isTypeMatch(name, KeyResolver.class)) {
+				throw new RateLimitConfigurationException(origin,
+						"bean '" + name + "' is not a " + KeyResolver.class.getName(),
+						"Make the bean implement " + KeyResolver.class.getName());
+			}
+		}
+		catch (BeansException ex) {
+			throw new RateLimitConfigurationException(origin, "no bean named '" + name + "'",
+					"Declare a " + KeyResolver.class.getSimpleName() + " bean named '" + name + "'");
+		}
+		// Looked up on first use: the bean may depend on beans created after the filter.
+		return (request) -> beans.getBean(name, KeyResolver.class).resolve(request);
+	}
+
+	private static String argument(String spec, String prefix, String origin) {
+		String argument = spec.substring(prefix.length()).trim();
+		if (argument.isEmpty()) {
+			throw new RateLimitConfigurationException(origin, "key '" + spec + "' names nothing after '" + prefix + "'",
+					"Write e.g. " + prefix + (prefix.equals("@") ? "myKeyResolver" : "X-Api-Key"));
+		}
+		return argument;
+	}
+
+	static @Nullable String userName(HttpServletRequest request) {
+		Principal principal = request.getUserPrincipal();
+		return (principal != null) ? principal.getName() : null;
+	}
+
+	/**
+	 * Returns the part of a parameter that every way of reading it agrees on: the first value up to its
+	 * first comma ({@code getParameter} reads the first value, Spring MVC's binding the values joined
+	 * by commas).
+	 */
+	static @Nullable String parameterIdentity(HttpServletRequest request, String name) {
+		String first = request.getParameter(name);
+		if (first == null) {
+			return null;
+		}
+		int comma = first.indexOf(',');
+		return (comma >= 0) ? first.substring(0, comma) : first;
+	}
+
+	static String bounded(String value) {
+		if (value.length() <= MAX_RAW_LENGTH && !value.startsWith(HASHED)) {
+			return value;
+		}
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+			return HASHED + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+		}
+	}
+
+	/**
+	 * What a SpEL key expression can read: {@code request}, {@code ip}, {@code user},
+	 * {@code pathVariables['name']}, {@code header('Name')} and {@code param('name')}.
+	 */
+	public static final class KeyExpressionRoot {
+
+		private final HttpServletRequest request;
+
+		private final ClientIpResolver clientIpResolver;
+
+		KeyExpressionRoot(HttpServletRequest request, ClientIpResolver clientIpResolver) {
+			this.request = request;
+			this.clientIpResolver = clientIpResolver;
+		}
+
+		/**
+		 * Returns the request.
+		 * @return the request
+		 */
+		public HttpServletRequest getRequest() {
+			return this.request;
+		}
+
+		/**
+		 * Returns the client IP, resolved as for {@code ip} keys: an IPv6 client's network
+		 * ({@code 2001:db8:7:8::/64}) under the default {@code ipv6-prefix}.
+		 * @return the client IP
+		 */
+		public String getIp() {
+			return this.clientIpResolver.resolve(this.request);
+		}
+
+		/**
+		 * Returns the authenticated principal's name.
+		 * @return the name, or {@code null} when anonymous
+		 */
+		public @Nullable String getUser() {
+			return userName(this.request);
+		}
+
+		/**
+		 * Returns the path variables of the matched handler.
+		 * @return the variables, empty when there are none
+		 */
+		@SuppressWarnings("unchecked")
+		public Map<String, String> getPathVariables() {
+			Object variables = this.request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+			return (variables instanceof Map<?, ?> map) ? (Map<String, String>) map : Collections.emptyMap();
+		}
+
+		/**
+		 * Returns a request header.
+		 * @param name the header name
+		 * @return its first value, or {@code null}
+		 */
+		public @Nullable String header(String name) {
+			return this.request.getHeader(name);
+		}
+
+		/**
+		 * Returns a request parameter.
+		 * @param name the parameter name
+		 * @return its first value, or {@code null}
+		 */
+		public @Nullable String param(String name) {
+			return this.request.getParameter(name);
+		}
+
+	}
+}

@@ -1,0 +1,171 @@
+package io.github.ratelimit.web.servlet;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+
+/**
+ * The limits of one policy: its own and its plans', as configured and as in force. Shared by every
+ * copy of the policy (with another cost, in shadow, for one request's plan), so that what is in force
+ * is the same wherever the policy applies. Every change is validated as start-up validates. Thread-safe:
+ * what is in force is one immutable snapshot, replaced at once.
+ */
+final class PolicyLimits {
+
+	private final RateLimitPolicy.Definition definition;
+
+	private final Algorithm algorithm;
+
+	private final AtomicLong highestCost;
+
+	private volatile Map<String, RateLimitPolicy.Plan> configuredPlans = Map.of();
+
+	private volatile InForce configured;
+
+	private volatile InForce inForce;
+
+	/** The values changed at run time, merged over every change since start-up or the last restore. */
+	private volatile RateLimitPolicy.@Nullable Change change;
+
+	PolicyLimits(RateLimitPolicy.Definition definition, Limit limit, long cost) {
+		this.definition = definition;
+		this.algorithm = limit.algorithm();
+		this.highestCost = new AtomicLong(cost);
+		this.configured = new InForce(limit, Map.of());
+		this.inForce = this.configured;
+	}
+
+	/**
+	 * What decides now: the policy's limit and its plans' limits.
+	 *
+	 * @param limit the policy's own limit, for requests with no plan or an unknown one
+	 * @param plans the plans' limits, by name
+	 */
+	record InForce(Limit limit, Map<String, Limit> plans) {
+	}
+
+	InForce inForce() {
+		return this.inForce;
+	}
+
+	InForce configured() {
+		return this.configured;
+	}
+
+	boolean hasPlans() {
+		return !this.inForce.plans().isEmpty();
+	}
+
+	/** The smallest burst in force, of the policy and of its plans: the most a request may cost. */
+	long smallestBurst() {
+		InForce current = this.inForce;
+		long burst = current.limit().burst();
+		for (Limit plan : current.plans().values()) {
+			burst = Math.min(burst, plan.burst());
+		}
+		return burst;
+	}
+
+	/** Records a cost some use of the policy takes (checked by {@code withCost}), for later checks. */
+	void costs(long cost) {
+		this.highestCost.accumulateAndGet(cost, Math::max);
+	}
+
+	/**
+	 * Sets the configured plans, each validated as the policy is ({@code <prefix>.plans.<name>.limit}...),
+	 * and the costs against every plan's burst.
+	 */
+	void configurePlans(Map<String, RateLimitPolicy.Plan> plans) {
+		InForce planned = new InForce(this.configured.limit(), plans(this.definition, plans));
+		this.configuredPlans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
+		this.configured = planned;
+		this.inForce = planned;
+	}
+
+	Map<String, RateLimitPolicy.Plan> configuredPlans() {
+		return this.configuredPlans;
+	}
+
+	boolean isOverridden() {
+		return this.change != null;
+	}
+
+	RateLimitPolicy.@Nullable Change change() {
+		return this.change;
+	}
+
+	/**
+	 * Changes the values in force, validated as at start-up: the values a change sets replace those of
+	 * earlier changes, the others stay (configured, or changed before); plans, when given, replace the
+	 * plans. States already spent keep what they spent (the stores move them to the new limit).
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	synchronized InForce change(RateLimitPolicy.Change requested) {
+		RateLimitPolicy.Change previous = this.change;
+		RateLimitPolicy.Change merged = (previous == null) ? requested : new RateLimitPolicy.Change(
+				(requested.limit() != null) ? requested.limit() : previous.limit(),
+				(requested.period() != null) ? requested.period() : previous.period(),
+				(requested.burst() != null) ? requested.burst() : previous.burst(),
+				(requested.plans() != null) ? requested.plans() : previous.plans());
+		RateLimitPolicy.Definition base = this.definition;
+		RateLimitPolicy.Definition changed = new RateLimitPolicy.Definition(base.id(), base.name(), base.originPrefix(),
+				base.annotation(), base.algorithm(), (merged.limit() != null) ? merged.limit() : base.limit(),
+				(merged.period() != null) ? merged.period() : base.period(),
+				(merged.burst() != null) ? merged.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
+				base.maxDelay(), base.count(), base.shadow());
+		Limit limit = RateLimitPolicy.limitOf(changed, this.algorithm);
+		long cost = this.highestCost.get();
+		if (cost > limit.burst()) {
+			throw new RateLimitConfigurationException(base.originPrefix() + ".burst",
+					"the burst (" + limit.burst() + ") would be below the cost of a request (" + cost + ")",
+					"Raise the burst or the limit");
+		}
+		Map<String, Limit> plans = plans(changed, (merged.plans() != null) ? merged.plans() : this.configuredPlans);
+		InForce before = this.inForce;
+		this.inForce = new InForce(limit, plans);
+		this.change = merged;
+		return before;
+	}
+
+	/** Returns to the configured values; returns what was in force before. */
+	synchronized InForce restore() {
+		InForce before = this.inForce;
+		this.change = null;
+		this.inForce = this.configured;
+		return before;
+	}
+
+	/** Validates and builds the plans' limits, over the policy's values of {@code base}. */
+	Map<String, Limit> plans(RateLimitPolicy.Definition base, Map<String, RateLimitPolicy.Plan> plans) {
+		Map<String, Limit> limits = new LinkedHashMap<>();
+		plans.forEach((name, plan) -> {
+			String prefix = base.originPrefix() + ".plans." + name;
+			if (name == null || name.isBlank()) {
+				throw new RateLimitConfigurationException(prefix, "a plan needs a name", "Name the plan, e.g. pro");
+			}
+			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(base.id(), base.name(), prefix,
+					false, base.algorithm(), (plan.limit() != null) ? plan.limit() : base.limit(),
+					(plan.period() != null) ? plan.period() : base.period(),
+					(plan.burst() != null) ? plan.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
+					base.maxDelay(), base.count(), base.shadow());
+			Limit limit = RateLimitPolicy.limitOf(definition, this.algorithm);
+			long cost = this.highestCost.get();
+			if (cost > limit.burst()) {
+				throw new RateLimitConfigurationException(prefix + ".burst",
+						"the burst of plan '" + name + "' (" + limit.burst() + ") is below the cost of a request ("
+								+ cost + ")",
+						"Raise the plan's burst or limit, or lower the cost");
+			}
+			limits.put(name.trim(), limit);
+		});
+		return Collections.unmodifiableMap(limits);
+	}
+}

@@ -1,0 +1,153 @@
+package io.github.ratelimit.web.servlet;
+
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRegistration;
+import jakarta.servlet.http.HttpServletMapping;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * Opens each request for the {@link RateLimitInterceptor}, which decides it once Spring MVC has found
+ * its handler, and closes it: a request that counts only once its response is known (policies with
+ * {@code count: failures} or {@code successes}) is counted here, its body held back until then. The
+ * filter decides itself, on path rules alone, the requests the interceptor never sees: those of
+ * another servlet (up front, as the interceptor would), and those a later filter answered before any
+ * handler lookup (counted as answered). So every request is decided exactly once.
+ * <p>
+ * Runs once per request: error dispatches are not decided again, and the last async dispatch of a
+ * request counted later completes its count. Thread-safe.
+ */
+class RateLimitFilter extends OncePerRequestFilter {
+
+	private final RateLimitInterceptor interceptor;
+
+	private volatile @Nullable Set<String> otherServlets;
+
+	/**
+	 * Creates the filter.
+	 * @param interceptor decides the requests
+	 */
+	public RateLimitFilter(RateLimitInterceptor interceptor) {
+		this.interceptor = interceptor;
+	}
+
+	@Override
+	protected boolean shouldNotFilterAsyncDispatch() {
+		// The last async dispatch of a request counted later completes its count here.
+		return false;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		if (isAsyncDispatch(request)) {
+			continueAsync(request, response, chain);
+			return;
+		}
+		if (!this.interceptor.limitsAnything()) {
+			chain.doFilter(request, response);
+			return;
+		}
+		LimitedRequest limited = LimitedRequest.open(request, response, this.interceptor.mayCountLater());
+		HttpServletResponse next = limited.response(response);
+		if (!reachesSpringMvc(request)
+				&& !this.interceptor.decide(limited, request, next, this.interceptor.rules(request))) {
+			return;
+		}
+		boolean failed = true;
+		try {
+			chain.doFilter(request, next);
+			failed = false;
+		}
+		finally {
+			if (!limited.isDecided()) {
+				this.interceptor.decideAnswered(limited, request, next);
+			}
+			if (limited.pendingCount() != null && (failed || !request.isAsyncStarted())) {
+				count(limited, failed, response);
+			}
+		}
+	}
+
+	private void continueAsync(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		LimitedRequest limited = LimitedRequest.of(request);
+		if (limited == null || limited.pendingCount() == null) {
+			chain.doFilter(request, response);
+			return;
+		}
+		boolean failed = true;
+		try {
+			chain.doFilter(request, response);
+			failed = false;
+		}
+		finally {
+			if (failed || !request.isAsyncStarted()) {
+				count(limited, failed, response);
+			}
+		}
+	}
+
+	/** Counts the request, writes its headers, then lets the held body go. */
+	private void count(LimitedRequest limited, boolean failed, HttpServletResponse response) throws IOException {
+		RequestDecision result = limited.pendingCount();
+		HttpServletResponse counted = limited.response(response);
+		if (result != null) {
+			limited.counted();
+			this.interceptor.count(result, failed ? 500 : counted.getStatus(), counted);
+		}
+		limited.release();
+	}
+
+	/**
+	 * Whether the request goes to a Spring MVC {@link DispatcherServlet}, where the interceptor decides
+	 * it. Only a request mapped to a servlet known to be another one is decided here, up front.
+	 */
+	private boolean reachesSpringMvc(HttpServletRequest request) {
+		Set<String> others = otherServlets(request.getServletContext());
+		if (others.isEmpty()) {
+			return true;
+		}
+		HttpServletMapping mapping = request.getHttpServletMapping();
+		return mapping == null || !others.contains(mapping.getServletName());
+	}
+
+	private Set<String> otherServlets(@Nullable ServletContext context) {
+		Set<String> others = this.otherServlets;
+		if (others == null) {
+			others = new HashSet<>();
+			try {
+				if (context != null) {
+					ClassLoader classLoader = context.getClassLoader();
+					for (Map.Entry<String, ? extends ServletRegistration> entry : context.getServletRegistrations()
+						.entrySet()) {
+						String className = entry.getValue().getClassName();
+						if (className == null || !ClassUtils.isPresent(className, classLoader)
+								|| !DispatcherServlet.class.isAssignableFrom(ClassUtils.resolveClassName(className, classLoader))) {
+							others.add(entry.getKey());
+						}
+					}
+				}
+			}
+			catch (RuntimeException ex) {
+				// A container that does not list its servlets: every request goes to Spring MVC.
+				others.clear();
+			}
+			others = Set.copyOf(others);
+			this.otherServlets = others;
+		}
+		return others;
+	}
+}

@@ -1,0 +1,163 @@
+package io.github.ratelimit.web.servlet;
+
+import java.util.Collection;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletResponse;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.web.HeaderStyle;
+
+/**
+ * Writes the rate limit headers of a limited response, allowed or rejected, in the configured
+ * {@link HeaderStyle}:
+ * <ul>
+ * <li>legacy: {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}
+ * (delta seconds) of the most restrictive limit;</li>
+ * <li>ietf: {@code RateLimit-Policy: "api";q=100;w=60} and {@code RateLimit: "api";r=57;t=1}, one list
+ * item per limit (draft-ietf-httpapi-ratelimit-headers 10/11), {@code t} being the seconds (rounded
+ * up) until additional quota is made available ({@link io.github.ratelimit.core.Decision#nextNanos()}),
+ * not until the quota is whole;</li>
+ * <li>draft-6: {@code RateLimit-Limit}, {@code RateLimit-Remaining}, {@code RateLimit-Reset} (delta
+ * seconds until the quota is whole, like {@code X-RateLimit-Reset}) of the most restrictive limit.</li>
+ * </ul>
+ * Several styles may be combined.
+ * A rejection also gets {@code Retry-After} (whole seconds, rounded up, at least 1) whatever the
+ * style. Thread-safe.
+ */
+final class RateLimitHeaders {
+
+	static final String RETRY_AFTER = "Retry-After";
+
+	static final String X_RATELIMIT_LIMIT = "X-RateLimit-Limit";
+
+	static final String X_RATELIMIT_REMAINING = "X-RateLimit-Remaining";
+
+	static final String X_RATELIMIT_RESET = "X-RateLimit-Reset";
+
+	static final String RATELIMIT_LIMIT = "RateLimit-Limit";
+
+	static final String RATELIMIT_REMAINING = "RateLimit-Remaining";
+
+	static final String RATELIMIT_RESET = "RateLimit-Reset";
+
+	static final String RATELIMIT_POLICY = "RateLimit-Policy";
+
+	static final String RATELIMIT = "RateLimit";
+
+	private final boolean legacy;
+
+	private final boolean ietf;
+
+	private final boolean draft6;
+
+	/**
+	 * Creates a writer.
+	 * @param style which headers to write
+	 */
+	public RateLimitHeaders(HeaderStyle style) {
+		this(List.of(style));
+	}
+
+	/**
+	 * Creates a writer of several styles.
+	 * @param styles which headers to write, e.g. {@code [LEGACY, DRAFT_6]}
+	 */
+	public RateLimitHeaders(Collection<HeaderStyle> styles) {
+		this.legacy = styles.stream().anyMatch(RateLimitHeaders::legacy);
+		this.ietf = styles.stream().anyMatch(RateLimitHeaders::ietf);
+		this.draft6 = styles.stream().anyMatch(RateLimitHeaders::draft6);
+	}
+
+	static boolean legacy(HeaderStyle style) {
+		return style == HeaderStyle.BOTH || style == HeaderStyle.LEGACY;
+	}
+
+	static boolean ietf(HeaderStyle style) {
+		return style == HeaderStyle.BOTH || style == HeaderStyle.IETF;
+	}
+
+	static boolean draft6(HeaderStyle style) {
+		return style == HeaderStyle.DRAFT_6;
+	}
+
+	/**
+	 * Writes the headers of a result.
+	 * @param result what the limits decided
+	 * @param response the response, not yet committed
+	 */
+	public void write(RequestDecision result, HttpServletResponse response) {
+		if (!result.isAllowed()) {
+			response.setHeader(RETRY_AFTER, Long.toString(result.retryAfterSeconds()));
+		}
+		if (this.legacy || this.draft6) {
+			Decision decision = result.decisions().get(result.mostRestrictive());
+			String limit = Long.toString(decision.limit());
+			String remaining = Long.toString(decision.remaining());
+			String reset = Long.toString(RequestDecision.seconds(decision.resetNanos()));
+			if (this.legacy) {
+				response.setHeader(X_RATELIMIT_LIMIT, limit);
+				response.setHeader(X_RATELIMIT_REMAINING, remaining);
+				response.setHeader(X_RATELIMIT_RESET, reset);
+			}
+			if (this.draft6) {
+				response.setHeader(RATELIMIT_LIMIT, limit);
+				response.setHeader(RATELIMIT_REMAINING, remaining);
+				response.setHeader(RATELIMIT_RESET, reset);
+			}
+		}
+		if (this.ietf) {
+			List<RateLimitPolicy> policies = result.policies();
+			response.setHeader(RATELIMIT_POLICY, policyHeader(policies));
+			StringBuilder state = new StringBuilder(24 * policies.size());
+			for (int i = 0; i < policies.size(); i++) {
+				Decision decision = result.decisions().get(i);
+				if (i > 0) {
+					state.append(", ");
+				}
+				state.append(policies.get(i).headerName())
+					.append(";r=")
+					.append(decision.remaining())
+					.append(";t=")
+					.append(RequestDecision.seconds(decision.nextNanos()));
+			}
+			response.setHeader(RATELIMIT, state.toString());
+		}
+	}
+
+	/** The policies' items, each written once when its policy was defined. */
+	private static String policyHeader(List<RateLimitPolicy> policies) {
+		if (policies.size() == 1) {
+			return policies.get(0).policyItem();
+		}
+		StringBuilder header = new StringBuilder(32 * policies.size());
+		for (RateLimitPolicy policy : policies) {
+			if (header.length() > 0) {
+				header.append(", ");
+			}
+			header.append(policy.policyItem());
+		}
+		return header.toString();
+	}
+
+	/**
+	 * Quotes a name as a Structured Field string (RFC 9651): printable ASCII only, with {@code "} and
+	 * {@code \} escaped; other characters become {@code ?}.
+	 */
+	static String sfString(String name) {
+		StringBuilder quoted = new StringBuilder(name.length() + 2).append('"');
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (c == '"' || c == '\\') {
+				quoted.append('\\').append(c);
+			}
+			else if (c >= 0x20 && c <= 0x7E) {
+				quoted.append(c);
+			}
+			else {
+				quoted.append('?');
+			}
+		}
+		return quoted.append('"').toString();
+	}
+}

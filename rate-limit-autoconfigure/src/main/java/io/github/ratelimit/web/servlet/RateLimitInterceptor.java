@@ -1,0 +1,187 @@
+package io.github.ratelimit.web.servlet;
+
+import java.io.IOException;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.ModelAndView;
+
+import io.github.ratelimit.web.RateLimitRejectionHandler;
+import io.github.ratelimit.web.RateLimited;
+import io.github.ratelimit.web.RequestDelay;
+
+/**
+ * Decides a request once Spring MVC knows where it goes, with every limit that applies to it at once
+ * (path rules and the {@link RateLimited} handler's policies: one store call, all or nothing):
+ * <ul>
+ * <li>{@link #preHandle} when the dispatcher has found the handler: it reuses the dispatcher's own
+ * lookup, so resolution is exact and the handler's URI template variables are there for keys;</li>
+ * <li>{@link #resolveException} when the lookup failed (no handler: 404, 405, 406, 415, ...): on path
+ * rules alone, before the error response is written, so a scanner still spends its budget and gets its
+ * 429.</li>
+ * </ul>
+ * It then writes the headers, or the rejection, or holds an allowed request for its turn (delay mode).
+ * It acts only on requests the {@link RateLimitFilter} opened, on their first dispatch, and only once.
+ * Registered for every handler mapping (a {@code MappedInterceptor}) and first among the exception
+ * resolvers. Thread-safe.
+ */
+final class RateLimitInterceptor implements HandlerInterceptor, HandlerExceptionResolver, Ordered {
+
+	private final RateLimitPolicyResolver policyResolver;
+
+	private final RequestLimiter limiter;
+
+	private final RateLimitHeaders headers;
+
+	private final RateLimitRejectionHandler rejectionHandler;
+
+	private final RequestDelay delay;
+
+	/**
+	 * Creates the interceptor.
+	 * @param policyResolver finds the policies of a request
+	 * @param limiter decides
+	 * @param headers writes the rate limit headers
+	 * @param rejectionHandler answers rejected requests
+	 * @param delay holds requests that wait for their turn (delay mode)
+	 */
+	public RateLimitInterceptor(RateLimitPolicyResolver policyResolver, RequestLimiter limiter,
+			RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
+		this.policyResolver = policyResolver;
+		this.limiter = limiter;
+		this.headers = headers;
+		this.rejectionHandler = rejectionHandler;
+		this.delay = delay;
+	}
+
+	@Override
+	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
+			throws IOException {
+		LimitedRequest limited = LimitedRequest.undecided(request);
+		if (limited == null) {
+			return true;
+		}
+		return decide(limited, request, response, this.policyResolver.resolve(request, handler));
+	}
+
+	@Override
+	public @Nullable ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response,
+			@Nullable Object handler, Exception ex) {
+		LimitedRequest limited = LimitedRequest.undecided(request);
+		if (limited == null) {
+			return null;
+		}
+		try {
+			// Handled (an empty view) when rejected; else the other resolvers answer as they would.
+			return decide(limited, request, response, this.policyResolver.resolve(request, handler)) ? null
+					: new ModelAndView();
+		}
+		catch (IOException failure) {
+			ex.addSuppressed(failure);
+			return null;
+		}
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	/** Whether any policy applies to any request at all; when none does, the filter steps aside. */
+	boolean limitsAnything() {
+		return this.policyResolver.limitsAnything();
+	}
+
+	/** Whether any policy counts only some responses, so that bodies may need holding back. */
+	boolean mayCountLater() {
+		return this.policyResolver.mayCountLater();
+	}
+
+	List<RateLimitPolicy> rules(HttpServletRequest request) {
+		return this.policyResolver.resolve(request, null);
+	}
+
+	/**
+	 * Decides a request and answers: headers, or the rejection, or its turn (delay mode).
+	 * @return whether the request proceeds
+	 */
+	boolean decide(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response,
+			List<RateLimitPolicy> policies) throws IOException {
+		limited.decided();
+		if (policies.isEmpty()) {
+			return true;
+		}
+		RequestDecision result = this.limiter.decide(request, policies);
+		if (!result.isAllowed()) {
+			this.headers.write(result, response);
+			this.rejectionHandler.reject(request, response, result);
+			return false;
+		}
+		if (result.deferred().isEmpty()) {
+			if (result.isLimited()) {
+				this.headers.write(result, response);
+			}
+		}
+		else {
+			// Headers once, when the response has been counted.
+			limited.countLater(result);
+		}
+		awaitTurn(result);
+		return true;
+	}
+
+	/**
+	 * Decides a request that went through without being decided (it never reached a handler lookup,
+	 * e.g. a later filter answered it): on path rules alone, counted as it was answered; it cannot be
+	 * rejected any more, but it spends its budget.
+	 */
+	void decideAnswered(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		limited.decided();
+		List<RateLimitPolicy> rules = rules(request);
+		if (rules.isEmpty()) {
+			return;
+		}
+		RequestDecision result = this.limiter.decide(request, rules);
+		if (result.waitNanos() > 0) {
+			// Too late to wait for a turn: give back the waiting place it was given.
+			this.limiter.doneWaiting();
+		}
+		if (!result.deferred().isEmpty()) {
+			result = this.limiter.complete(result, response.getStatus());
+		}
+		// A rejection comes too late to answer it: no Retry-After on a response that was served.
+		if (result.isLimited() && result.isAllowed() && !response.isCommitted()) {
+			this.headers.write(result, response);
+		}
+	}
+
+	/** Counts a request whose policies count only some responses, then writes its headers. */
+	void count(RequestDecision result, int status, HttpServletResponse response) {
+		RequestDecision counted = this.limiter.complete(result, status);
+		if (counted.isLimited() && !response.isCommitted()) {
+			this.headers.write(counted, response);
+		}
+	}
+
+	private void awaitTurn(RequestDecision result) {
+		if (result.waitNanos() > 0) {
+			try {
+				this.delay.await(result.waitNanos());
+			}
+			catch (InterruptedException ex) {
+				// Shutting down: the request keeps its turn and proceeds now.
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				this.limiter.doneWaiting();
+			}
+		}
+	}
+}

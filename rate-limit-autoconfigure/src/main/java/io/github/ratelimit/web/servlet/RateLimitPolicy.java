@@ -1,0 +1,488 @@
+package io.github.ratelimit.web.servlet;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.InvalidValueException;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.KeyResolver;
+import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.web.RateLimited;
+
+/**
+ * A limit as it applies to requests: a budget ({@link Limit}) identified by {@link #id()}, shown under
+ * {@link #name()}, spent per key by {@code cost} tokens a request. Immutable and thread-safe.
+ */
+final class RateLimitPolicy {
+
+	private final String id;
+
+	private final String name;
+
+	/** The limits in force, shared by every copy of this policy (other costs, shadow), changeable at run time. */
+	private final PolicyLimits limits;
+
+	/** The limit this copy decides with: the policy's own, or a plan's for one request ({@link #inForceFor}). */
+	private final @Nullable Limit limit;
+
+	private final @Nullable KeyResolver planResolver;
+
+	private final @Nullable RequestCondition exemptWhen;
+
+	private final String keySpec;
+
+	private final KeyResolver keyResolver;
+
+	private final long cost;
+
+	private final long maxDelayNanos;
+
+	private final CountMode count;
+
+	private final boolean shadow;
+
+	private final String headerName;
+
+	/** The {@code RateLimit-Policy} item last written, with the limit it was written for. */
+	private volatile @Nullable PolicyItem policyItem;
+
+	private RateLimitPolicy(String id, String name, PolicyLimits limits, @Nullable Limit limit,
+			@Nullable KeyResolver planResolver, @Nullable RequestCondition exemptWhen, String keySpec,
+			KeyResolver keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow) {
+		this.id = id;
+		this.name = name;
+		this.limits = limits;
+		this.limit = limit;
+		this.planResolver = planResolver;
+		this.exemptWhen = exemptWhen;
+		this.keySpec = keySpec;
+		this.keyResolver = keyResolver;
+		this.cost = cost;
+		this.maxDelayNanos = maxDelayNanos;
+		this.count = count;
+		this.shadow = shadow;
+		// What the headers say of this policy changes only with its limit: written once per limit, not per response.
+		this.headerName = RateLimitHeaders.sfString(name);
+	}
+
+	/**
+	 * Defines a policy from configured values, validating each.
+	 * @param definition the values and where they come from
+	 * @param keyResolvers builds the key resolver
+	 * @return the policy
+	 * @throws RateLimitConfigurationException naming the bad value's origin
+	 */
+	public static RateLimitPolicy define(Definition definition, KeyResolvers keyResolvers) {
+		Algorithm algorithm;
+		try {
+			algorithm = Algorithm.fromId(definition.algorithm());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(definition.origin("algorithm"),
+					"unknown algorithm '" + definition.algorithm() + "'",
+					"Use one of: " + Algorithm.supportedIds());
+		}
+		Limit limit = limitOf(definition, algorithm);
+		long maxDelayNanos = maxDelayNanos(definition, algorithm);
+		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(definition.origin("on-limit"),
+					"on-limit: delay cannot go with count: " + definition.count().name().toLowerCase(Locale.ROOT)
+							+ " (a request's turn is taken before its response says whether it counts)",
+					"Use on-limit: reject, or count: all");
+		}
+		long cost = definition.cost();
+		if (cost <= 0 || cost > limit.burst()) {
+			throw new RateLimitConfigurationException(definition.origin("cost"),
+					"cost must be between 1 and the burst (" + limit.burst() + "), was " + cost,
+					"Lower the cost or raise the burst");
+		}
+		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
+		PolicyLimits limits = new PolicyLimits(definition, limit, cost);
+		return new RateLimitPolicy(definition.id(), definition.name(), limits, null, null, null,
+				definition.key().trim(), keyResolver, cost, maxDelayNanos, definition.count(), definition.shadow());
+	}
+
+	/**
+	 * Validates and builds the limit of a policy's (or a plan's) values: what start-up and a change at
+	 * run time check alike.
+	 * @param definition the values and where they come from
+	 * @param algorithm the algorithm
+	 * @return the limit
+	 * @throws RateLimitConfigurationException naming the bad value's origin
+	 */
+	static Limit limitOf(Definition definition, Algorithm algorithm) {
+		if (definition.limit() == null) {
+			throw new RateLimitConfigurationException(definition.origin("limit"), "no limit is set",
+					"Set the number of requests allowed per period, e.g. 100");
+		}
+		if (definition.period() == null) {
+			throw new RateLimitConfigurationException(definition.origin("period"), "no period is set",
+					"Set the period the limit refers to, e.g. 1m");
+		}
+		// Limit's builder is the one home of what a limit, period and burst may be; it names the value.
+		try {
+			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(definition.limit()).period(definition.period());
+			if (definition.burst() != null) {
+				builder.burst(definition.burst());
+			}
+			return builder.build();
+		}
+		catch (InvalidValueException ex) {
+			throw new RateLimitConfigurationException(definition.origin(ex.name()), ex.getMessage(), ex.action());
+		}
+	}
+
+	private static long maxDelayNanos(Definition definition, Algorithm algorithm) {
+		Duration maxDelay = definition.maxDelay();
+		if (maxDelay.isNegative()) {
+			throw new RateLimitConfigurationException(definition.origin("max-delay"),
+					"max-delay must not be negative, was " + maxDelay, "Set how long a request may wait, e.g. 500ms");
+		}
+		if (definition.onLimit() == OnLimit.REJECT) {
+			if (!maxDelay.isZero()) {
+				throw new RateLimitConfigurationException(definition.origin("max-delay"),
+						"max-delay is set but on-limit is reject, so no request would ever wait",
+						"Set on-limit: delay, or remove max-delay");
+			}
+			return 0;
+		}
+		if (!algorithm.canDelay()) {
+			throw new RateLimitConfigurationException(definition.origin("on-limit"),
+					"on-limit: delay needs an algorithm with a turn to wait for; " + algorithm + " has none",
+					"Use token-bucket or leaky-bucket, or on-limit: reject");
+		}
+		if (maxDelay.isZero()) {
+			throw new RateLimitConfigurationException(definition.origin("max-delay"),
+					"on-limit: delay needs a positive max-delay", "Set how long a request may wait, e.g. 500ms");
+		}
+		return maxDelay.toNanos();
+	}
+
+	/**
+	 * Returns this policy with another cost per request (same budget).
+	 * @param cost tokens per request
+	 * @param origin where the cost comes from, for the error message
+	 * @return the policy
+	 */
+	public RateLimitPolicy withCost(long cost, String origin) {
+		long burst = this.limits.smallestBurst();
+		if (cost <= 0 || cost > burst) {
+			throw new RateLimitConfigurationException(origin, "cost must be between 1 and the burst (" + burst
+					+ ") of policy '" + this.name + "'" + (this.limits.hasPlans() ? " and of each of its plans" : "")
+					+ ", was " + cost, "Lower the cost or raise the burst");
+		}
+		if (cost == this.cost) {
+			return this;
+		}
+		this.limits.costs(cost);
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
+				this.keySpec, this.keyResolver, cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns this policy with plans: a request's plan name, resolved from {@code planSpec} (the syntax
+	 * of keys: {@code header:}, {@code param:}, {@code #{...}}, {@code @bean}), picks the limit, period
+	 * and burst it is judged by; a request with no plan or an unknown one gets the policy's own. Every
+	 * plan's values are checked as the policy's are, and the cost against every plan's burst.
+	 * @param planSpec where the plan name comes from
+	 * @param plans the plans, by name
+	 * @param keyResolvers builds the plan resolver
+	 * @param originPrefix the policy's property prefix, e.g. {@code rate-limit.policies.api}
+	 * @return the policy
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	public RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
+			String originPrefix) {
+		KeyResolver planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
+		this.limits.configurePlans(plans);
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, planResolver, this.exemptWhen,
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns this policy with an exemption: a request for which the SpEL boolean {@code condition}
+	 * (over the root of key expressions) is true is not limited by this policy. An expression that
+	 * fails exempts nobody.
+	 * @param condition the expression, e.g. {@code user == 'monitor'}
+	 * @param keyResolvers parses it
+	 * @param origin the property, for error messages
+	 * @return the policy
+	 * @throws RateLimitConfigurationException when the expression does not parse
+	 */
+	public RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
+		RequestCondition exemptWhen = keyResolvers.condition(condition, origin);
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, exemptWhen,
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Returns whether a request is exempt from this policy ({@code exempt-when}).
+	 * @param request the request
+	 * @return {@code true} when the policy's exemption holds for it; never when the expression fails
+	 */
+	public boolean isExempt(HttpServletRequest request) {
+		return this.exemptWhen != null && this.exemptWhen.test(request);
+	}
+
+	/**
+	 * Returns this policy as it judges one request: with the limit of the request's plan when it has
+	 * one (same budget, same name), else as it is.
+	 * @param request the request
+	 * @return the policy to decide the request with
+	 */
+	public RateLimitPolicy inForceFor(HttpServletRequest request) {
+		Map<String, Limit> plans = this.limits.inForce().plans();
+		if (this.planResolver == null || plans.isEmpty()) {
+			return this;
+		}
+		String plan;
+		try {
+			plan = this.planResolver.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			// A plan that cannot be told is no plan: the policy's own limit.
+			plan = null;
+		}
+		Limit planned = (plan != null) ? plans.get(plan.trim()) : null;
+		if (planned == null) {
+			return this;
+		}
+		return new RateLimitPolicy(this.id, this.name, this.limits, planned, this.planResolver, this.exemptWhen,
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+	}
+
+	/**
+	 * Changes this policy's values at run time (every copy of it: path rules and annotations alike),
+	 * validated exactly as at start-up. Values a change leaves unset keep what they were; plans, when
+	 * given, replace the plans. What a key has spent stays spent.
+	 * @param change the new values
+	 * @return a description of what was in force before, for logs
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	public String change(Change change) {
+		return describe(this.limits.change(change));
+	}
+
+	/**
+	 * Returns this policy to its configured values.
+	 * @return a description of what was in force before, for logs
+	 */
+	public String restore() {
+		return describe(this.limits.restore());
+	}
+
+	/**
+	 * Returns whether the values in force were changed at run time.
+	 * @return {@code true} after a {@link #change}, until {@link #restore}
+	 */
+	public boolean isOverridden() {
+		return this.limits.isOverridden();
+	}
+
+	/**
+	 * Returns the plans' limits in force.
+	 * @return the limits by plan name; empty without plans
+	 */
+	public Map<String, Limit> plans() {
+		return this.limits.inForce().plans();
+	}
+
+	/**
+	 * Describes the values in force, for logs.
+	 * @return e.g. {@code token-bucket(limit=2, period=PT1M, burst=2) plans={pro=...}}
+	 */
+	public String describeInForce() {
+		return describe(this.limits.inForce());
+	}
+
+	private static String describe(PolicyLimits.InForce inForce) {
+		return inForce.limit() + (inForce.plans().isEmpty() ? "" : " plans=" + inForce.plans());
+	}
+
+	/**
+	 * Returns the limits in force and what was configured, shared by every copy of this policy.
+	 * @return the limits
+	 */
+	PolicyLimits limits() {
+		return this.limits;
+	}
+
+	/**
+	 * Returns this policy in shadow mode: decided, counted and logged, never enforced.
+	 * @return the policy
+	 */
+	public RateLimitPolicy inShadow() {
+		return this.shadow ? this
+				: new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
+						this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true);
+	}
+
+	/**
+	 * Builds this policy's part of a request.
+	 * @param request the request
+	 * @return which budget it spends, and how much
+	 */
+	public Acquisition acquisition(HttpServletRequest request) {
+		return new Acquisition(this.id, limit(), this.keyResolver.resolve(request), this.cost, this.maxDelayNanos);
+	}
+
+	/**
+	 * Returns the identity of the budget: a policy name, or an annotated endpoint.
+	 * @return the id
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * Returns the name shown in headers and problem responses.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the budget's limit: the policy's own in force (see {@link #inForceFor} for a request's plan).
+	 * @return the limit
+	 */
+	public Limit limit() {
+		return (this.limit != null) ? this.limit : this.limits.inForce().limit();
+	}
+
+	/**
+	 * Returns the key setting, e.g. {@code ip}.
+	 * @return the key setting
+	 */
+	public String keySpec() {
+		return this.keySpec;
+	}
+
+	/**
+	 * Returns the tokens a request takes.
+	 * @return the cost
+	 */
+	public long cost() {
+		return this.cost;
+	}
+
+	/**
+	 * Returns how long a request may wait for its turn; zero rejects at once.
+	 * @return nanoseconds
+	 */
+	public long maxDelayNanos() {
+		return this.maxDelayNanos;
+	}
+
+	/**
+	 * Returns which requests spend the budget.
+	 * @return all, failures or successes
+	 */
+	public CountMode count() {
+		return this.count;
+	}
+
+	/**
+	 * Returns whether the policy only observes (shadow mode).
+	 * @return {@code true} when it never rejects nor delays
+	 */
+	public boolean shadow() {
+		return this.shadow;
+	}
+
+	/** The name as a Structured Field string, as the {@code RateLimit} headers list it. */
+	String headerName() {
+		return this.headerName;
+	}
+
+	/** This policy's item of the {@code RateLimit-Policy} header, e.g. {@code "api";q=100;w=60}. */
+	String policyItem() {
+		Limit limit = limit();
+		PolicyItem item = this.policyItem;
+		if (item == null || item.limit() != limit) {
+			item = new PolicyItem(limit, this.headerName + ";q=" + limit.limit() + ";w="
+					+ RequestDecision.seconds(limit.period().toNanos()));
+			this.policyItem = item;
+		}
+		return item.text();
+	}
+
+	private record PolicyItem(Limit limit, String text) {
+	}
+
+	@Override
+	public String toString() {
+		return "'" + this.name + "' " + limit() + " key=" + this.keySpec + " cost=" + this.cost
+				+ ((this.maxDelayNanos > 0) ? " max-delay=" + Duration.ofNanos(this.maxDelayNanos) : "")
+				+ ((this.count != CountMode.ALL) ? " count=" + this.count : "") + (this.shadow ? " shadow" : "");
+	}
+
+	/**
+	 * A plan's values, before validation: each unset one comes from the policy (a burst the policy does
+	 * not set defaults to the plan's limit).
+	 *
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 */
+	public record Plan(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
+	}
+
+	/**
+	 * A change of a policy's values at run time; {@code null} values keep what they are.
+	 *
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 * @param plans the plans, replacing the plans in force
+	 */
+	public record Change(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst,
+			@Nullable Map<String, Plan> plans) {
+	}
+
+	/**
+	 * Configured values of a policy, before validation.
+	 *
+	 * @param id the budget's identity
+	 * @param name the name shown to clients
+	 * @param originPrefix where the values come from: a property prefix such as
+	 * {@code rate-limit.policies.api}, or an annotated method
+	 * @param annotation whether the values come from {@code @RateLimited} (changes how origins read)
+	 * @param algorithm the algorithm's name
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 * @param key the key setting
+	 * @param cost the tokens a request takes
+	 * @param onLimit what happens to a request over the limit
+	 * @param maxDelay how long a request may wait in delay mode
+	 * @param count which requests spend the budget
+	 * @param shadow whether the policy only observes
+	 */
+	public record Definition(String id, String name, String originPrefix, boolean annotation, String algorithm,
+			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost,
+			OnLimit onLimit, Duration maxDelay, CountMode count, boolean shadow) {
+
+		String origin(String attribute) {
+			String name = this.annotation ? camelCase(attribute) : attribute;
+			return this.annotation ? "@RateLimited(" + name + ") on " + this.originPrefix
+					: this.originPrefix + "." + attribute;
+		}
+
+		private static String camelCase(String attribute) {
+			int dash = attribute.indexOf('-');
+			return (dash < 0) ? attribute
+					: attribute.substring(0, dash) + Character.toUpperCase(attribute.charAt(dash + 1))
+							+ attribute.substring(dash + 2);
+		}
+
+	}
+}

@@ -1,0 +1,121 @@
+package io.github.ratelimit.web.servlet;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.cors.CorsUtils;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.RateLimited;
+
+/**
+ * Finds every policy that applies to a request: those of matching path rules, then those of the
+ * {@link RateLimited} handler Spring MVC dispatches it to. A policy named twice (by a rule and by an
+ * annotation) counts once, with the annotation's cost. A CORS preflight ({@code OPTIONS} with
+ * {@code Origin} and {@code Access-Control-Request-Method}) has no policy: the browser sends it on its
+ * own before the request it announces, which is the one that spends the budget. Thread-safe.
+ */
+final class RateLimitPolicyResolver {
+
+	private final List<PathRule> rules;
+
+	private final AnnotatedEndpoints annotatedEndpoints;
+
+	private final boolean countsLater;
+
+	/**
+	 * Creates the resolver.
+	 * @param rules the path rules, in configuration order
+	 * @param annotatedEndpoints the annotated handlers
+	 */
+	public RateLimitPolicyResolver(List<PathRule> rules, AnnotatedEndpoints annotatedEndpoints) {
+		this.rules = List.copyOf(rules);
+		this.annotatedEndpoints = annotatedEndpoints;
+		this.countsLater = this.rules.stream()
+			.flatMap((rule) -> rule.policies().stream())
+			.anyMatch((policy) -> policy.count() != CountMode.ALL);
+	}
+
+	/**
+	 * Returns the path rules.
+	 * @return the rules, in configuration order
+	 */
+	public List<PathRule> rules() {
+		return this.rules;
+	}
+
+	/**
+	 * Returns whether any policy applies to any request: some rule, or some annotated handler.
+	 * @return {@code false} when nothing is limited
+	 */
+	public boolean limitsAnything() {
+		return !this.rules.isEmpty() || this.annotatedEndpoints.any();
+	}
+
+	/**
+	 * Returns whether some policy counts only some responses ({@code count: failures} or
+	 * {@code successes}).
+	 * @return {@code true} when a request may be counted once its response is known
+	 */
+	public boolean mayCountLater() {
+		return this.countsLater || this.annotatedEndpoints.countsLater();
+	}
+
+	/**
+	 * Resolves the policies of a request.
+	 * @param request the request
+	 * @param handler the handler Spring MVC found for it; {@code null} when none (path rules only)
+	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
+	 */
+	public List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
+		if (CorsUtils.isPreFlightRequest(request)) {
+			return List.of();
+		}
+		List<RateLimitPolicy> annotated = this.annotatedEndpoints.policiesFor(handler);
+		if (this.rules.isEmpty()) {
+			return annotated;
+		}
+		List<RateLimitPolicy> result = new ArrayList<>(2);
+		PathContainer within = pathWithinApplication(request);
+		String method = request.getMethod();
+		for (PathRule rule : this.rules) {
+			if (rule.matches(method, within)) {
+				rule.policies().forEach((policy) -> add(result, policy));
+			}
+		}
+		annotated.forEach((policy) -> add(result, policy));
+		return result;
+	}
+
+	/**
+	 * The path within the application, servlet path included (whichever servlet serves it): the one
+	 * the dispatcher parsed when it has, else parsed here (and not left on the request).
+	 */
+	private static PathContainer pathWithinApplication(HttpServletRequest request) {
+		if (ServletRequestPathUtils.hasParsedRequestPath(request)) {
+			RequestPath parsed = ServletRequestPathUtils.getParsedRequestPath(request);
+			PathContainer within = parsed.pathWithinApplication();
+			// A servlet mapped by prefix parses the path within the servlet; take the whole path then.
+			if (parsed.contextPath().value().length() + within.value().length() == parsed.value().length()) {
+				return within;
+			}
+		}
+		return RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
+	}
+
+	private static void add(List<RateLimitPolicy> result, RateLimitPolicy policy) {
+		for (int i = 0; i < result.size(); i++) {
+			if (result.get(i).id().equals(policy.id())) {
+				result.set(i, policy);
+				return;
+			}
+		}
+		result.add(policy);
+	}
+}

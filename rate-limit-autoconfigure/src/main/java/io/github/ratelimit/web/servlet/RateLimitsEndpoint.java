@@ -1,0 +1,279 @@
+package io.github.ratelimit.web.servlet;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitStore;
+
+/**
+ * The {@code ratelimits} endpoint: {@code GET} lists the policies (resolved settings), the path rules
+ * and the annotated endpoints; {@code GET /{policy}/{key}} shows one key's budget;
+ * {@code DELETE /{policy}/{key}} resets it (e.g. unlocks a user); {@code POST /{policy}} changes a named
+ * policy's limit, period, burst and plans at run time, {@code DELETE /{policy}} returns it to its
+ * configured values (both logged at INFO with the old and new values). Keys are written as the limiter
+ * stores them, with their source: {@code ip:203.0.113.7}, {@code ip:2001:db8:7:8::/64},
+ * {@code param:alice}, {@code user:bob}; the key is the rest of the path, so a network key's
+ * {@code /} needs no encoding. An unknown policy answers 404. {@code DELETE} changes state: protect
+ * the endpoint (see the operations documentation).
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+
+	private static final Log logger = LogFactory.getLog(RateLimitsEndpoint.class);
+
+	private final RateLimitPolicies policies;
+
+	private final RateLimitPolicyResolver resolver;
+
+	private final AnnotatedEndpoints annotatedEndpoints;
+
+	private final RateLimitStore store;
+
+	private final boolean shadowMode;
+
+	/**
+	 * Creates the endpoint.
+	 * @param policies the named policies
+	 * @param resolver holds the path rules
+	 * @param annotatedEndpoints the annotated handlers
+	 * @param store the store
+	 * @param shadowMode whether {@code rate-limit.mode} is shadow
+	 */
+	RateLimitsEndpoint(RateLimitPolicies policies, RateLimitPolicyResolver resolver,
+			AnnotatedEndpoints annotatedEndpoints, RateLimitStore store, boolean shadowMode) {
+		this.policies = policies;
+		this.resolver = resolver;
+		this.annotatedEndpoints = annotatedEndpoints;
+		this.store = store;
+		this.shadowMode = shadowMode;
+	}
+
+	/**
+	 * Lists the configuration in force.
+	 * @return policies, rules and annotated endpoints
+	 */
+	@ReadOperation
+	public RateLimitsDescriptor rateLimits() {
+		Map<String, PolicyDescriptor> policies = new LinkedHashMap<>();
+		this.policies.all().forEach((policy) -> policies.put(policy.name(), PolicyDescriptor.of(policy)));
+		List<RuleDescriptor> rules = this.resolver.rules()
+			.stream()
+			.map((rule) -> new RuleDescriptor(rule.pattern().getPatternString(), new TreeSet<>(rule.methods()),
+					rule.policies().stream().map(RateLimitPolicy::name).toList()))
+			.toList();
+		Map<String, List<PolicyDescriptor>> endpoints = new LinkedHashMap<>();
+		this.annotatedEndpoints.endpoints()
+			.forEach((method, applied) -> endpoints.put(method, applied.stream().map(PolicyDescriptor::of).toList()));
+		return new RateLimitsDescriptor(this.shadowMode ? "shadow" : "enforce", this.store.getClass().getSimpleName(),
+				policies, rules, endpoints);
+	}
+
+	/**
+	 * Shows one key's budget.
+	 * @param policy the policy name
+	 * @param key the key as shown, e.g. {@code ip:203.0.113.7} or {@code ip:2001:db8::/64}: the rest
+	 * of the path, so a key may contain {@code /}
+	 * @return the budget, or 404 when there is no such policy
+	 */
+	@ReadOperation
+	public WebEndpointResponse<KeyDescriptor> key(@Selector String policy,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		RateLimitPolicy found = find(policy);
+		if (found == null || key.length == 0) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		return new WebEndpointResponse<>(describe(found, String.join("/", key)));
+	}
+
+	/**
+	 * Resets one key's budget, so it is whole again.
+	 * @param policy the policy name
+	 * @param key the key as shown, e.g. {@code param:alice}: the rest of the path
+	 * @return the budget now, or 404 when there is no such policy
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<KeyDescriptor> reset(@Selector String policy,
+			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		RateLimitPolicy found = find(policy);
+		if (found == null || key.length == 0) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		String joined = String.join("/", key);
+		this.store.reset(found.id(), joined);
+		return new WebEndpointResponse<>(describe(found, joined));
+	}
+
+	private KeyDescriptor describe(RateLimitPolicy policy, String key) {
+		Decision state = this.store.peek(new Acquisition(policy.id(), policy.limit(), key, 1));
+		return new KeyDescriptor(policy.name(), key, state.limit(), state.remaining(),
+				Duration.ofNanos(state.resetNanos()).toMillis());
+	}
+
+	/**
+	 * Changes a named policy without a restart ({@code POST /{policy}} with a JSON body of
+	 * {@code limit}, {@code period}, {@code burst} and {@code plans}, each optional), validated
+	 * exactly as at start-up; what keys have spent stays spent.
+	 * @param policy the policy name
+	 * @param limit the new quota per period
+	 * @param period the new period, e.g. {@code 1m}
+	 * @param burst the new capacity
+	 * @param plans the new plans, by name, each with {@code limit}, {@code period}, {@code burst}
+	 * @return the policy as it is now; 404 for an unknown policy; 400 naming the bad field
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> change(@Selector String policy, @Nullable Object limit,
+			@Nullable Object period, @Nullable Object burst, @Nullable Object plans) {
+		RateLimitPolicy found = this.policies.get(policy);
+		if (found == null) {
+			return notFound(policy);
+		}
+		String prefix = "rate-limit.policies." + policy;
+		try {
+			RateLimitPolicy.Change change = PolicyChanges.read(prefix, limit, period, burst, plans);
+			String before = found.change(change);
+			logger.info("Rate limit policy '" + policy + "' changed at run time from " + before + " to "
+					+ found.describeInForce());
+		}
+		catch (RateLimitConfigurationException ex) {
+			return PolicyChanges.badRequest(policy, prefix, ex);
+		}
+		return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+	}
+
+	/**
+	 * Returns a named policy to its configured values ({@code DELETE /{policy}}).
+	 * @param policy the policy name
+	 * @return the policy as it is now; 404 for an unknown policy
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<Object> restore(@Selector String policy) {
+		RateLimitPolicy found = this.policies.get(policy);
+		if (found == null) {
+			return notFound(policy);
+		}
+		if (found.isOverridden()) {
+			String before = found.restore();
+			logger.info("Rate limit policy '" + policy + "' restored from " + before + " to its configured "
+					+ found.describeInForce());
+		}
+		return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+	}
+
+	private static WebEndpointResponse<Object> notFound(String policy) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("policy", policy);
+		body.put("message", "no policy named '" + policy + "' (runtime changes apply to rate-limit.policies)");
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+	private @Nullable RateLimitPolicy find(String name) {
+		RateLimitPolicy named = this.policies.get(name);
+		if (named != null) {
+			return named;
+		}
+		for (List<RateLimitPolicy> applied : this.annotatedEndpoints.endpoints().values()) {
+			for (RateLimitPolicy policy : applied) {
+				if (policy.name().equals(name)) {
+					return policy;
+				}
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The whole configuration.
+	 *
+	 * @param mode enforce or shadow
+	 * @param store the store's type
+	 * @param policies named policies
+	 * @param rules path rules
+	 * @param endpoints annotated handler methods and their policies
+	 */
+	public record RateLimitsDescriptor(String mode, String store, Map<String, PolicyDescriptor> policies,
+			List<RuleDescriptor> rules, Map<String, List<PolicyDescriptor>> endpoints) {
+	}
+
+	/**
+	 * One policy's resolved settings.
+	 *
+	 * @param name the name
+	 * @param algorithm the algorithm
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 * @param key the key setting
+	 * @param cost tokens per request
+	 * @param count which requests count
+	 * @param maxDelay the longest wait in delay mode, {@code null} when rejecting
+	 * @param shadow whether it only observes
+	 */
+	public record PolicyDescriptor(String name, String algorithm, long limit, Duration period, long burst, String key,
+			long cost, String count, @Nullable Duration maxDelay, boolean shadow, Map<String, PlanDescriptor> plans,
+			boolean overridden) {
+
+		static PolicyDescriptor of(RateLimitPolicy policy) {
+			Map<String, PlanDescriptor> plans = new LinkedHashMap<>();
+			policy.plans()
+				.forEach((name, limit) -> plans.put(name,
+						new PlanDescriptor(limit.limit(), limit.period(), limit.burst())));
+			return new PolicyDescriptor(policy.name(), policy.limit().algorithm().id(), policy.limit().limit(),
+					policy.limit().period(), policy.limit().burst(), policy.keySpec(), policy.cost(),
+					policy.count().name().toLowerCase(Locale.ROOT),
+					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow(),
+					plans, policy.isOverridden());
+		}
+
+	}
+
+	/**
+	 * One plan's values in force.
+	 *
+	 * @param limit the quota per period
+	 * @param period the period
+	 * @param burst the capacity
+	 */
+	public record PlanDescriptor(long limit, Duration period, long burst) {
+	}
+
+	/**
+	 * One path rule.
+	 *
+	 * @param path the pattern
+	 * @param methods the methods (empty for all)
+	 * @param policies the policy names
+	 */
+	public record RuleDescriptor(String path, Set<String> methods, List<String> policies) {
+	}
+
+	/**
+	 * One key's budget.
+	 *
+	 * @param policy the policy
+	 * @param key the key
+	 * @param limit the quota per period
+	 * @param remaining the tokens left now
+	 * @param resetMillis milliseconds until the budget is whole again
+	 */
+	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis) {
+	}
+}

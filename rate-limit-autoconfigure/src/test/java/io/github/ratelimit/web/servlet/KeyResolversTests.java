@@ -1,0 +1,142 @@
+package io.github.ratelimit.web.servlet;
+
+import java.security.Principal;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.servlet.HandlerMapping;
+
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.KeyResolver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class KeyResolversTests {
+
+	private final DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+
+	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), this.beans);
+
+	private final MockHttpServletRequest request = new MockHttpServletRequest("GET", "/x");
+
+	KeyResolversTests() {
+		this.request.setRemoteAddr("203.0.113.7");
+	}
+
+	@Test
+	void builtInKeysAreTypedSoSourcesNeverCollide() {
+		this.request.addHeader("X-Api-Key", "203.0.113.7");
+		this.request.setParameter("name", "alice");
+		this.request.setUserPrincipal(() -> "alice");
+		assertThat(resolve("ip")).isEqualTo("ip:203.0.113.7");
+		assertThat(resolve("header:X-Api-Key")).isEqualTo("header:203.0.113.7");
+		assertThat(resolve("param:name")).isEqualTo("param:alice");
+		assertThat(resolve("user")).isEqualTo("user:alice");
+		assertThat(resolve("global")).isEqualTo("global");
+	}
+
+	@Test
+	void missingSourcesFallBackToTheClientIp() {
+		assertThat(resolve("header:X-Api-Key")).isEqualTo("ip:203.0.113.7");
+		assertThat(resolve("param:name")).isEqualTo("ip:203.0.113.7");
+		assertThat(resolve("user")).isEqualTo("ip:203.0.113.7");
+		this.request.addHeader("X-Blank", "  ");
+		assertThat(resolve("header:X-Blank")).isEqualTo("ip:203.0.113.7");
+	}
+
+	@Test
+	void longValuesAreHashed() {
+		String atLimit = "a".repeat(KeyResolvers.MAX_RAW_LENGTH);
+		this.request.addHeader("A", atLimit);
+		this.request.addHeader("B", atLimit + "b");
+		assertThat(resolve("header:A")).isEqualTo("header:" + atLimit);
+		String hashed = resolve("header:B");
+		assertThat(hashed).startsWith("header:sha256:").hasSize("header:sha256:".length() + 43);
+		this.request.addHeader("C", atLimit + "c");
+		assertThat(resolve("header:C")).isNotEqualTo(hashed);
+	}
+
+	@Test
+	void aValueLookingLikeAHashNeverSharesTheHashedValuesBudget() {
+		String longValue = "v".repeat(KeyResolvers.MAX_RAW_LENGTH + 1);
+		this.request.addHeader("A", longValue);
+		String hashed = resolve("header:A");
+		MockHttpServletRequest forged = new MockHttpServletRequest("GET", "/x");
+		forged.addHeader("A", hashed.substring("header:".length()));
+		String forgedKey = this.keyResolvers.forSpec("header:A", "test").resolve(forged);
+		assertThat(forgedKey).startsWith("header:sha256:").isNotEqualTo(hashed);
+		// Values that merely start alike are not hashed.
+		this.request.addHeader("B", "sha256");
+		this.request.addHeader("C", "SHA256:x");
+		assertThat(resolve("header:B")).isEqualTo("header:sha256");
+		assertThat(resolve("header:C")).isEqualTo("header:SHA256:x");
+	}
+
+	@Test
+	void repeatedParametersCannotReachAnIdentityWithASecondBudget() {
+		String single = key(Map.of("u", new String[] { "alice" }));
+		// Spring MVC binds u=alice&u=x to "alice,x"; getParameter (Spring Security's form login) reads "alice".
+		assertThat(key(Map.of("u", new String[] { "alice", "x" }))).isEqualTo(single);
+		assertThat(key(Map.of("u", new String[] { "alice,x" }))).isEqualTo(single);
+		assertThat(key(Map.of("u", new String[] { "alice", "y" }))).isEqualTo(single);
+		assertThat(key(Map.of("u", new String[] { "alice,x", "y" }))).isEqualTo(single);
+		assertThat(single).isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "bob", "alice" }))).isEqualTo("param:bob");
+		assertThat(key(Map.of("u", new String[] { ",alice" }))).as("nothing before the comma").isEqualTo("ip:203.0.113.7");
+	}
+
+	private String key(Map<String, String[]> parameters) {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
+		request.setRemoteAddr("203.0.113.7");
+		request.setParameters(parameters);
+		return this.keyResolvers.forSpec("param:u", "test").resolve(request);
+	}
+
+	@Test
+	void spelTemplatesReadTheRequest() {
+		this.request.addHeader("X-Tenant", "acme");
+		this.request.setParameter("q", "v");
+		this.request.setUserPrincipal(() -> "bob");
+		this.request.setAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE, Map.of("id", "42"));
+		assertThat(resolve("#{ip}")).isEqualTo("expr:203.0.113.7");
+		assertThat(resolve("#{header('X-Tenant')}-#{pathVariables['id']}")).isEqualTo("expr:acme-42");
+		assertThat(resolve("#{user}:#{param('q')}:#{request.method}")).isEqualTo("expr:bob:v:GET");
+	}
+
+	@Test
+	void spelErrorsAndNullsAtRuntimeFallBackToTheClientIp() {
+		assertThat(resolve("#{header('Missing')}")).isEqualTo("ip:203.0.113.7");
+		assertThat(resolve("#{header('Missing').length()}")).isEqualTo("ip:203.0.113.7");
+		assertThat(resolve("#{T(java.lang.Runtime).getRuntime()}")).isEqualTo("ip:203.0.113.7");
+	}
+
+	@Test
+	void beanResolversAreLookedUpByName() {
+		this.beans.registerSingleton("tenant", (KeyResolver) (request) -> request.getHeader("X-Tenant"));
+		this.beans.registerSingleton("broken", (KeyResolver) (request) -> {
+			throw new IllegalStateException("bug in user code");
+		});
+		this.beans.registerSingleton("notAResolver", "hello");
+		this.request.addHeader("X-Tenant", "acme");
+		assertThat(resolve("@tenant")).isEqualTo("bean:acme");
+		assertThat(resolve("@broken")).isEqualTo("ip:203.0.113.7");
+		assertThatExceptionOfType(RateLimitConfigurationException.class).isThrownBy(() -> resolve("@notAResolver"))
+			.withMessageContaining("bean 'notAResolver' is not a io.github.ratelimit.web.KeyResolver");
+	}
+
+	@Test
+	void principalWithoutNameFallsBack() {
+		Principal nameless = () -> null;
+		this.request.setUserPrincipal(nameless);
+		assertThat(resolve("user")).isEqualTo("ip:203.0.113.7");
+	}
+
+	private String resolve(String spec) {
+		return this.keyResolvers.forSpec(spec, "test").resolve(this.request);
+	}
+}

@@ -1,0 +1,74 @@
+package io.github.ratelimit.web.servlet;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletRequest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Exempt client IPs (IPv4 and IPv6, against the resolved client IP) and exempt conditions.
+ */
+class RateLimitExemptionsTests {
+
+	private final ClientIpResolver direct = new ClientIpResolver(List.of());
+
+	private final KeyResolvers keyResolvers = new KeyResolvers(this.direct, null);
+
+	@Test
+	void cidrsOfBothFamiliesMatchTheClientIp() {
+		RateLimitExemptions exemptions = RateLimitExemptions.of(
+				List.of(IpAddressRange.parse("10.0.0.0/8"), IpAddressRange.parse("2001:db8::/32")), null,
+				this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(exemptions.isExempt(request("10.1.2.3"))).isTrue();
+		assertThat(exemptions.isExempt(request("11.1.2.3"))).isFalse();
+		assertThat(exemptions.isExempt(request("2001:db8:0:0:0:0:0:7"))).isTrue();
+		assertThat(exemptions.isExempt(request("2001:db9::7"))).isFalse();
+		assertThat(exemptions.isExempt(request("not-an-ip"))).isFalse();
+	}
+
+	@Test
+	void aSpoofedForwardingHeaderDoesNotMakeAClientExempt() {
+		RateLimitExemptions exemptions = RateLimitExemptions.of(List.of(IpAddressRange.parse("10.0.0.0/8")), null,
+				this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		MockHttpServletRequest spoofed = request("203.0.113.7");
+		spoofed.addHeader("X-Forwarded-For", "10.0.0.1");
+		assertThat(exemptions.isExempt(spoofed)).isFalse();
+		ClientIpResolver behindProxy = new ClientIpResolver(List.of(IpAddressRange.parse("192.0.2.1")));
+		RateLimitExemptions trusting = RateLimitExemptions.of(List.of(IpAddressRange.parse("10.0.0.0/8")), null,
+				new KeyResolvers(behindProxy, null), behindProxy, "rate-limit.exempt.when");
+		MockHttpServletRequest forwarded = request("192.0.2.1");
+		forwarded.addHeader("X-Forwarded-For", "10.0.0.1");
+		assertThat(trusting.isExempt(forwarded)).as("forwarded by a trusted proxy").isTrue();
+	}
+
+	@Test
+	void aConditionThatThrowsOrIsNotABooleanExemptsNobody() {
+		RateLimitExemptions throwing = RateLimitExemptions.of(List.of(), "header('X-None').length() > 0",
+				this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(throwing.isExempt(request("10.0.0.1"))).isFalse();
+		RateLimitExemptions notBoolean = RateLimitExemptions.of(List.of(), "header('X-Internal')", this.keyResolvers,
+				this.direct, "rate-limit.exempt.when");
+		MockHttpServletRequest internal = request("10.0.0.1");
+		internal.addHeader("X-Internal", "yes");
+		assertThat(notBoolean.isExempt(internal)).isFalse();
+		RateLimitExemptions condition = RateLimitExemptions.of(List.of(), "#{header('X-Internal') == 'yes'}",
+				this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(condition.isExempt(internal)).isTrue();
+	}
+
+	@Test
+	void aConditionCannotReachBeyondTheRequest() {
+		RateLimitExemptions condition = RateLimitExemptions.of(List.of(),
+				"T(java.lang.Runtime).getRuntime() != null", this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(condition.isExempt(request("10.0.0.1"))).isFalse();
+	}
+
+	private static MockHttpServletRequest request(String remoteAddr) {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/");
+		request.setRemoteAddr(remoteAddr);
+		return request;
+	}
+}

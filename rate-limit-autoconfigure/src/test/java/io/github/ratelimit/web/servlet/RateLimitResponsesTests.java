@@ -1,0 +1,65 @@
+package io.github.ratelimit.web.servlet;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletResponse;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.web.ProblemDetailRejectionHandler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Headers and problem bodies, for values a running server rarely produces.
+ */
+class RateLimitResponsesTests {
+
+	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+
+	@Test
+	void secondsAreRoundedUp() {
+		assertThat(RequestDecision.seconds(0)).isZero();
+		assertThat(RequestDecision.seconds(1)).isEqualTo(1);
+		assertThat(RequestDecision.seconds(1_000_000_000)).isEqualTo(1);
+		assertThat(RequestDecision.seconds(1_000_000_001)).isEqualTo(2);
+	}
+
+	@Test
+	void retryAfterIsAtLeastOneSecondAndTheLongestWait() {
+		RequestDecision result = new RequestDecision(List.of(policy("a"), policy("b")),
+				List.of(Decision.rejected(1, 0, 5, 3), Decision.rejected(1, 0, 5, 2_500_000_000L)));
+		assertThat(result.retryAfterSeconds()).isEqualTo(3);
+		RequestDecision tiny = new RequestDecision(List.of(policy("a")), List.of(Decision.rejected(1, 0, 5, 1)));
+		assertThat(tiny.retryAfterSeconds()).isEqualTo(1);
+	}
+
+	@Test
+	void theMostRestrictiveLimitFillsTheLegacyHeaders() {
+		RequestDecision result = new RequestDecision(List.of(policy("a"), policy("b"), policy("c")),
+				List.of(Decision.allowed(10, 7, 100), Decision.allowed(5, 2, 100), Decision.allowed(50, 2, 900)));
+		assertThat(result.mostRestrictive()).isEqualTo(2);
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		new RateLimitHeaders(HeaderStyle.LEGACY).write(result, response);
+		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("50");
+		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("2");
+		assertThat(response.getHeader("X-RateLimit-Reset")).isEqualTo("1");
+	}
+
+	@Test
+	void policyNamesAreQuotedAsStructuredFieldStrings() {
+		assertThat(RateLimitHeaders.sfString("api")).isEqualTo("\"api\"");
+		assertThat(RateLimitHeaders.sfString("say \"hi\" \\ now")).isEqualTo("\"say \\\"hi\\\" \\\\ now\"");
+		assertThat(RateLimitHeaders.sfString("caf\u00e9\n")).isEqualTo("\"caf??\"");
+	}
+
+	private RateLimitPolicy policy(String name) {
+		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, "token-bucket", 1L,
+				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
+	}
+}

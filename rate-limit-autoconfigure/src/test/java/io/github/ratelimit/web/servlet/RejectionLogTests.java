@@ -1,0 +1,104 @@
+package io.github.ratelimit.web.servlet;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.test.ManualClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RejectionLogTests {
+
+	private final ManualClock clock = new ManualClock();
+
+	private final RecordingLog log = new RecordingLog();
+
+	private final RejectionLog rejections = new RejectionLog(this.log, this.clock, Duration.ofMinutes(1));
+
+	private final RateLimitPolicy policy = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "test",
+			false, "token-bucket", 1L, Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
+			CountMode.ALL, false), new KeyResolvers(new ClientIpResolver(List.of()), null));
+
+	@Test
+	void oneWarningPerKeyPerIntervalTheRestAtDebug() {
+		for (int i = 0; i < 100; i++) {
+			this.rejections.rejected(this.policy, acquisition("ip:1.2.3.4"), false);
+		}
+		assertThat(this.log.warnings).containsExactly(
+				"Rate limit 'api' rejected ip:1.2.3.4 (this key's further rejections within PT1M are logged at DEBUG)");
+		assertThat(this.log.debugs).hasSize(99);
+		this.clock.advance(Duration.ofSeconds(61));
+		this.rejections.rejected(this.policy, acquisition("ip:1.2.3.4"), false);
+		assertThat(this.log.warnings).hasSize(2);
+	}
+
+	@Test
+	void aFloodOfDistinctKeysCannotFloodTheLog() {
+		for (int i = 0; i < 10_000; i++) {
+			this.rejections.rejected(this.policy, acquisition("ip:10.0." + (i / 256) + "." + (i % 256)), false);
+		}
+		assertThat(this.log.warnings).hasSize(RejectionLog.WARNINGS_PER_INTERVAL);
+	}
+
+	@Test
+	void shadowRejectionsSaySo() {
+		this.rejections.rejected(this.policy, acquisition("user:alice"), true);
+		assertThat(this.log.warnings.get(0)).startsWith("Shadow rate limit 'api' would have rejected user:alice");
+	}
+
+	private Acquisition acquisition(String key) {
+		return new Acquisition("api", this.policy.limit(), key, 1);
+	}
+
+	static final class RecordingLog implements Log {
+
+		final List<String> warnings = new ArrayList<>();
+
+		final List<String> debugs = new ArrayList<>();
+
+		@Override
+		public boolean isWarnEnabled() {
+			return true;
+		}
+
+		@Override
+		public boolean isDebugEnabled() {
+			return true;
+		}
+
+		@Override
+		public void warn(Object message) {
+			this.warnings.add(message.toString());
+		}
+
+		@Override
+		public void debug(Object message) {
+			this.debugs.add(message.toString());
+		}
+
+		// @formatter:off
+		@Override public void debug(Object message, Throwable t) { debug(message); }
+		@Override public void warn(Object message, Throwable t) { warn(message); }
+		@Override public void error(Object message) { }
+		@Override public void error(Object message, Throwable t) { }
+		@Override public void fatal(Object message) { }
+		@Override public void fatal(Object message, Throwable t) { }
+		@Override public void info(Object message) { }
+		@Override public void info(Object message, Throwable t) { }
+		@Override public void trace(Object message) { }
+		@Override public void trace(Object message, Throwable t) { }
+		@Override public boolean isErrorEnabled() { return true; }
+		@Override public boolean isFatalEnabled() { return true; }
+		@Override public boolean isInfoEnabled() { return true; }
+		@Override public boolean isTraceEnabled() { return false; }
+		// @formatter:on
+
+	}
+}

@@ -1,0 +1,138 @@
+package io.github.ratelimit.web.servlet;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.mock.web.MockHttpServletRequest;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.DecisionRecorder;
+import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.test.ManualClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The bound on requests waiting in delay mode ({@code rate-limit.delay.max-waiting}).
+ */
+class RequestLimiterTests {
+
+	private final ManualClock clock = new ManualClock();
+
+	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+
+	private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
+
+	/** One request a second, no burst, waits of up to an hour. */
+	private final RateLimitPolicy queued = policy("queued", "token-bucket", 1, Duration.ofSeconds(1), OnLimit.DELAY,
+			Duration.ofHours(1), "global");
+
+	private final RateLimitPolicy wide = policy("wide", "token-bucket", 100, Duration.ofMinutes(1), OnLimit.REJECT,
+			Duration.ZERO, "global");
+
+	@Test
+	void beyondMaxWaitingARequestIsRejectedAtOnceAndGivesBackWhatItTook() {
+		RequestLimiter limiter = limiter(2);
+		List<RateLimitPolicy> policies = List.of(this.wide, this.queued);
+		assertThat(limiter.decide(request(), policies).waitNanos()).isZero();
+		assertThat(limiter.decide(request(), policies).waitNanos()).isEqualTo(1_000_000_000L);
+		assertThat(limiter.decide(request(), policies).waitNanos()).isEqualTo(2_000_000_000L);
+		RequestDecision refused = limiter.decide(request(), policies);
+		assertThat(refused.isAllowed()).isFalse();
+		assertThat(refused.violatedPolicies()).containsExactly("queued");
+		assertThat(refused.retryAfterSeconds()).as("the wait it would have had").isEqualTo(3);
+		assertThat(refused.waitNanos()).isZero();
+		assertThat(this.store.peek(acquisition(this.wide)).remaining()).as("wide gave its token back").isEqualTo(97);
+		// One leaves the queue: the next request takes the turn the refused one gave back.
+		limiter.doneWaiting();
+		assertThat(limiter.decide(request(), policies).waitNanos()).isEqualTo(3_000_000_000L);
+		assertThat(limiter.decide(request(), policies).isAllowed()).isFalse();
+	}
+
+	@Test
+	void requestsThatNeedNoWaitAreNeverRefusedByAFullQueue() {
+		RequestLimiter limiter = limiter(1);
+		limiter.decide(request(), List.of(this.queued));
+		assertThat(limiter.decide(request(), List.of(this.queued)).waitNanos()).isPositive();
+		for (int i = 0; i < 50; i++) {
+			assertThat(limiter.decide(request(), List.of(this.wide)).isAllowed()).isTrue();
+		}
+	}
+
+	@Test
+	void sixtyFourThreadsAtOnceGetExactlyMaxWaitingPlaces() throws Exception {
+		RequestLimiter limiter = limiter(10);
+		RateLimitPolicy many = policy("many", "token-bucket", 1, Duration.ofMillis(1), OnLimit.DELAY,
+				Duration.ofHours(1), "global");
+		limiter.decide(request(), List.of(many));
+		ExecutorService pool = Executors.newFixedThreadPool(64);
+		CountDownLatch start = new CountDownLatch(1);
+		try {
+			List<Future<RequestDecision>> results = new ArrayList<>();
+			for (int i = 0; i < 64; i++) {
+				Callable<RequestDecision> call = () -> {
+					start.await();
+					return limiter.decide(request(), List.of(many));
+				};
+				results.add(pool.submit(call));
+			}
+			start.countDown();
+			int waiting = 0;
+			int refused = 0;
+			for (Future<RequestDecision> result : results) {
+				RequestDecision decided = result.get(30, TimeUnit.SECONDS);
+				if (decided.waitNanos() > 0) {
+					waiting++;
+				}
+				else if (!decided.isAllowed()) {
+					refused++;
+				}
+			}
+			assertThat(waiting).isEqualTo(10);
+			assertThat(refused).isEqualTo(54);
+			// Refused requests gave their reservations back: only the ten waiting ones hold turns.
+			assertThat(this.store.peek(acquisition(many)).resetNanos()).isEqualTo(11_000_000L);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void maxWaitingMustBePositive() {
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter(0)).withMessageContaining("maxWaiting");
+	}
+
+	private RequestLimiter limiter(int maxWaiting) {
+		return new RequestLimiter(this.store, DecisionRecorder.NONE, new RejectionLog(this.clock, Duration.ofMinutes(1)),
+				false, maxWaiting);
+	}
+
+	private Acquisition acquisition(RateLimitPolicy policy) {
+		return policy.acquisition(request());
+	}
+
+	private static MockHttpServletRequest request() {
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/x");
+		request.setRemoteAddr("203.0.113.7");
+		return request;
+	}
+
+	private RateLimitPolicy policy(String name, String algorithm, long limit, Duration period, OnLimit onLimit,
+			Duration maxDelay, String key) {
+		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "rate-limit.policies." + name, false,
+				algorithm, limit, period, null, key, 1, onLimit, maxDelay, CountMode.ALL, false), this.keyResolvers);
+	}
+}

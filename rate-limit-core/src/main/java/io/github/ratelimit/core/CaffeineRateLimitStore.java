@@ -1,0 +1,443 @@
+package io.github.ratelimit.core;
+
+import java.security.SecureRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An in-process store: one {@code LimiterState} per (limit, key), in one table per limit (a policy,
+ * or an annotated endpoint), each table bounded by {@code maximumSize}. Thread-safe and exact within
+ * one JVM.
+ * <p>
+ * <b>Expiry never changes a decision</b>: a state expires only after it has been left alone for as
+ * long as its limit needs to become fresh again (a token bucket: the time to refill the whole burst),
+ * plus a second of slack for the time between Caffeine's read of the clock and the limiter's.
+ * <p>
+ * <b>Floods never lift a lockout.</b> A table never evicts a state to make room: a state leaves only
+ * by expiring, that is once it equals a fresh one, so a locked-out key keeps its lockout however many
+ * other keys arrive, and a flood on one limit never touches another limit's table. When a table is
+ * full, a key it does not track is judged by one of {@value #OVERFLOW_BUDGETS} overflow budgets of
+ * that limit, chosen by a hash of the key seeded at random per store: every untracked key that hashes
+ * there shares that budget, so the budget has seen at least all of the key's own requests and may
+ * over-count, never under-count (a count-min sketch of one row whose cells are states of the limit's
+ * own algorithm). A key is tracked on its own only once its overflow budget is fresh, which implies
+ * its own history would be fresh too: a flood cannot hide a brute force, it only makes the keys that
+ * arrive during it share budgets (and, under a heavy flood, wait). Memory is bounded by
+ * {@code maximumSize} states plus {@value #OVERFLOW_BUDGETS} per limit.
+ * <p>
+ * Concurrency: a thread may still hold a state that Caffeine has just expired (its read of the entry
+ * raced with the removal). So that such a thread and the threads that come after it never spend two
+ * different budgets, an expired state is kept in a weak-valued side map, and the state created next
+ * for that key is the very same object when anybody still holds it (so a table may exceed its bound by
+ * the number of threads in that race). Once nobody does, the garbage collector clears it and the key
+ * starts afresh, as it should. Whether a key is tracked or judged by its overflow budget is decided
+ * atomically per key, together with the first decision of an overflowed key.
+ * <p>
+ * <b>A key's limit may change</b> (its plan, or a change at run time): the acquisition carries the limit
+ * in force, and a state of another limit is swapped, atomically for its key, for its successor
+ * ({@code LimiterState.moveTo}), which keeps what was spent. A thread still holding the retired state
+ * is answered {@code null} by it and asks the table again, so no token is spent twice or lost.
+ */
+public final class CaffeineRateLimitStore implements RateLimitStore {
+
+	/**
+	 * The most keys a store tracks per limit when nobody says otherwise (the starter's
+	 * {@code rate-limit.store.caffeine.maximum-size}, the Redis store's local fallback): about 160 MB
+	 * per full limit.
+	 */
+	public static final long DEFAULT_MAXIMUM_SIZE = 1_000_000;
+
+	/** The overflow budgets per limit: keys a full table cannot track share them. */
+	static final int OVERFLOW_BUDGETS = 256;
+
+	private static final long SLACK_NANOS = 1_000_000_000L;
+
+	/** A full table tries to expire states at most once per millisecond of the store's clock. */
+	private static final long CLEAN_UP_INTERVAL_NANOS = 1_000_000L;
+
+	private static final System.Logger logger = System.getLogger(CaffeineRateLimitStore.class.getName());
+
+	private final long maximumSize;
+
+	private final RateLimitClock clock;
+
+	private final Executor executor;
+
+	private final long seed = new SecureRandom().nextLong();
+
+	private final ConcurrentMap<String, Table> tables = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a store.
+	 * @param maximumSize the most keys tracked at once per limit; positive
+	 * @param clock the time source of limiters and of expiry
+	 */
+	public CaffeineRateLimitStore(long maximumSize, RateLimitClock clock) {
+		this(maximumSize, clock, ForkJoinPool.commonPool());
+	}
+
+	CaffeineRateLimitStore(long maximumSize, RateLimitClock clock, Executor executor) {
+		if (maximumSize <= 0) {
+			throw new IllegalArgumentException("maximum size must be positive, was " + maximumSize);
+		}
+		this.maximumSize = maximumSize;
+		this.clock = clock;
+		this.executor = executor;
+	}
+
+	private static final Operation ACQUIRE = (state, now, acquisition) -> state.tryAcquire(now, acquisition.cost(),
+			acquisition.maxWaitNanos());
+
+	private static final Operation RELEASE = (state, now, acquisition) -> state.release(now, acquisition.cost());
+
+	@Override
+	public Decision tryAcquire(Acquisition acquisition) {
+		return decide(acquisition, true, ACQUIRE);
+	}
+
+	/**
+	 * Checks a budget without taking anything: one read, no write, and no state created for a key the
+	 * table does not track (a check never makes the store grow). Such a key reads as its overflow
+	 * budget, which is what would judge it unless it is fresh (and then a new state would answer alike).
+	 */
+	@Override
+	public Decision check(Acquisition acquisition) {
+		Table table = table(acquisition.limitId());
+		String key = acquisition.key();
+		while (true) {
+			LimiterState state = table.states.getIfPresent(key);
+			if (state != null) {
+				// Of another limit (a plan or a runtime change): moved first, as an acquisition would.
+				state = table.current(key, state, acquisition.limit(), this.clock);
+			}
+			else {
+				// Expired while another thread still holds it: that state is the key's budget.
+				state = table.removedButReachable.getIfPresent(key);
+			}
+			if (state == null) {
+				state = table.overflow(key, acquisition.limit());
+			}
+			Decision decision = state.check(this.clock.nanos(), acquisition.cost());
+			if (decision != null) {
+				return decision;
+			}
+		}
+	}
+
+	@Override
+	public Decision release(Acquisition acquisition) {
+		return decide(acquisition, false, RELEASE);
+	}
+
+	/**
+	 * Reads a key's state without changing it (nor its expiry); a key the table does not track reads
+	 * as the overflow budget that would judge it.
+	 * @param acquisition the budget (its cost is ignored)
+	 * @return the state as a request of cost 0 would see it
+	 */
+	@Override
+	public Decision peek(Acquisition acquisition) {
+		Table table = table(acquisition.limitId());
+		while (true) {
+			LimiterState state = table.states.policy().getIfPresentQuietly(acquisition.key());
+			Decision decision = (state != null ? state : table.overflow(acquisition.key(), acquisition.limit()))
+				.peek(this.clock.nanos());
+			if (decision != null) {
+				return decision;
+			}
+		}
+	}
+
+	@Override
+	public void reset(String limitId, String key) {
+		Table table = this.tables.get(limitId);
+		if (table != null && table.states.asMap().remove(key) != null) {
+			table.tracked.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Forgets every state, the overflow budgets included, of every limit: for tests. A decision running
+	 * at the same time may still spend from a state just forgotten.
+	 */
+	@Override
+	public void resetAll() {
+		this.tables.clear();
+	}
+
+	/**
+	 * Returns how many keys are tracked, over all limits.
+	 * @return the number of states held (overflow budgets not included)
+	 */
+	public long size() {
+		long size = 0;
+		for (Table table : this.tables.values()) {
+			size += table.tracked.get();
+		}
+		return size;
+	}
+
+	/**
+	 * Returns how many keys one limit tracks.
+	 * @param limitId the limit
+	 * @return the number of its states held, at most {@code maximumSize} (but for the race described
+	 * in the class description)
+	 */
+	public long size(String limitId) {
+		Table table = this.tables.get(limitId);
+		return (table != null) ? table.tracked.get() : 0;
+	}
+
+	/**
+	 * Returns how many decisions of one limit were made by its overflow budgets, because its table was
+	 * full.
+	 * @param limitId the limit
+	 * @return the count since start
+	 */
+	public long overflowDecisions(String limitId) {
+		Table table = this.tables.get(limitId);
+		return (table != null) ? table.overflowDecisions.sum() : 0;
+	}
+
+	/**
+	 * Returns the most keys tracked at once per limit.
+	 * @return the bound
+	 */
+	long maximumSize() {
+		return this.maximumSize;
+	}
+
+	void cleanUp() {
+		this.tables.values().forEach((table) -> table.states.cleanUp());
+	}
+
+	private Table table(String limitId) {
+		Table table = this.tables.get(limitId);
+		return (table != null) ? table : this.tables.computeIfAbsent(limitId, Table::new);
+	}
+
+	/**
+	 * Applies an operation to the key's state: the tracked one; else a new one when the table has room
+	 * and the key's overflow budget is fresh (only when {@code mayTrack}); else the overflow budget.
+	 */
+	private Decision decide(Acquisition acquisition, boolean mayTrack, Operation op) {
+		Table table = table(acquisition.limitId());
+		while (true) {
+			// null: the state met was retired by a change of the key's limit; its successor decides.
+			Decision decision = decide(table, acquisition, mayTrack, op);
+			if (decision != null) {
+				return decision;
+			}
+		}
+	}
+
+	private @Nullable Decision decide(Table table, Acquisition acquisition, boolean mayTrack, Operation op) {
+		String key = acquisition.key();
+		LimiterState state = table.states.getIfPresent(key);
+		if (state != null) {
+			return op.apply(table.current(key, state, acquisition.limit(), this.clock), this.clock.nanos(),
+					acquisition);
+		}
+		if (table.isFull()) {
+			table.expireStates(this.clock.nanos());
+		}
+		Limit limit = acquisition.limit();
+		Decision[] byOverflow = new Decision[1];
+		state = table.states.get(key, (k) -> {
+			LimiterState removed = table.removedButReachable.asMap().remove(k);
+			if (removed != null) {
+				table.tracked.incrementAndGet();
+				return removed;
+			}
+			LimiterState overflow = table.overflow(k, limit);
+			long now = this.clock.nanos();
+			if (mayTrack && isFresh(overflow, now) && table.makeRoom()) {
+				return limit.newState();
+			}
+			// Decided here, atomically with the choice, so that no other thread of this key can find the
+			// overflow budget fresh in between and start a tracked state beside it.
+			if (mayTrack) {
+				table.overflowDecisions.increment();
+			}
+			byOverflow[0] = op.apply(overflow, now, acquisition);
+			return null;
+		});
+		return (state != null)
+				? op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), acquisition)
+				: byOverflow[0];
+	}
+
+	@FunctionalInterface
+	private interface Operation {
+
+		@Nullable Decision apply(LimiterState state, long nowNanos, Acquisition acquisition);
+
+	}
+
+	private static boolean isFresh(LimiterState state, long now) {
+		// Every algorithm reports a reset of zero exactly when nothing of its budget is spent; a retired
+		// overflow budget is about to be replaced and counts as spent.
+		Decision peek = state.peek(now);
+		return peek != null && peek.resetNanos() == 0;
+	}
+
+	/** The states of one limit. */
+	private final class Table {
+
+		private final String limitId;
+
+		private final Cache<String, LimiterState> states;
+
+		private final Cache<String, LimiterState> removedButReachable;
+
+		private final AtomicLong tracked = new AtomicLong();
+
+		private final AtomicReferenceArray<LimiterState> overflow = new AtomicReferenceArray<>(OVERFLOW_BUDGETS);
+
+		private final LongAdder overflowDecisions = new LongAdder();
+
+		private final AtomicLong lastCleanUp = new AtomicLong(Long.MIN_VALUE);
+
+		private final AtomicBoolean full = new AtomicBoolean();
+
+		Table(String limitId) {
+			this.limitId = limitId;
+			Executor executor = CaffeineRateLimitStore.this.executor;
+			RateLimitClock clock = CaffeineRateLimitStore.this.clock;
+			this.removedButReachable = Caffeine.newBuilder().weakValues().executor(executor).build();
+			this.states = Caffeine.newBuilder()
+				.ticker(clock::nanos)
+				.executor(executor)
+				.expireAfter(new IdleUntilFresh())
+				// Called inside the atomic removal, before any new state for the key can be created.
+				.<String, LimiterState>evictionListener((key, state, cause) -> {
+					this.tracked.decrementAndGet();
+					if (key != null && state != null) {
+						this.removedButReachable.put(key, state);
+					}
+				})
+				.build();
+		}
+
+		boolean isFull() {
+			return this.tracked.get() >= CaffeineRateLimitStore.this.maximumSize;
+		}
+
+		/** Takes a place for a new state, unless the table is full. */
+		boolean makeRoom() {
+			long max = CaffeineRateLimitStore.this.maximumSize;
+			while (true) {
+				long current = this.tracked.get();
+				if (current >= max) {
+					if (this.full.compareAndSet(false, true)) {
+						logger.log(System.Logger.Level.WARNING, "The rate limit table of '" + this.limitId
+								+ "' is full (" + max + " keys, the store's maximum size per limit): keys it does "
+								+ "not track are judged by " + OVERFLOW_BUDGETS + " shared overflow budgets until "
+								+ "tracked states expire");
+					}
+					return false;
+				}
+				if (this.tracked.compareAndSet(current, current + 1)) {
+					if (current + 1 < max - max / 10) {
+						// Well below the bound again: the next time it fills up is worth a warning.
+						this.full.set(false);
+					}
+					return true;
+				}
+			}
+		}
+
+		/** Lets Caffeine remove the states that have become fresh, at most once per millisecond. */
+		void expireStates(long now) {
+			long last = this.lastCleanUp.get();
+			if (now - last >= CLEAN_UP_INTERVAL_NANOS && this.lastCleanUp.compareAndSet(last, now)) {
+				this.states.cleanUp();
+			}
+		}
+
+		LimiterState overflow(String key, Limit limit) {
+			int index = index(key);
+			LimiterState budget = this.overflow.get(index);
+			if (budget == null) {
+				this.overflow.compareAndSet(index, null, limit.newState());
+				budget = this.overflow.get(index);
+			}
+			if (!budget.limit().equals(limit)) {
+				// Only the thread that retires a budget gets its successor; the others meet the retired
+				// budget (whose operations answer null) or the successor.
+				LimiterState next = budget.moveTo(limit, CaffeineRateLimitStore.this.clock.nanos());
+				if (next != null) {
+					this.overflow.set(index, next);
+					budget = next;
+				}
+			}
+			return budget;
+		}
+
+		/**
+		 * Returns the key's state under the limit asked for: the tracked state itself when its limit is
+		 * that one, else its successor (what was spent carried over), swapped in atomically for the key.
+		 * An update, not a new entry, so the key never expires sooner than its old state would have.
+		 */
+		LimiterState current(String key, LimiterState state, Limit limit, RateLimitClock clock) {
+			if (state.limit().equals(limit)) {
+				return state;
+			}
+			LimiterState[] now = new LimiterState[] { state };
+			this.states.asMap().computeIfPresent(key, (k, held) -> {
+				if (held.limit().equals(limit)) {
+					now[0] = held;
+					return held;
+				}
+				LimiterState next = held.moveTo(limit, clock.nanos());
+				now[0] = (next != null) ? next : held;
+				return now[0];
+			});
+			return now[0];
+		}
+
+		/** A hash seeded per store, so that clients cannot choose which keys share a budget. */
+		private int index(String key) {
+			long h = CaffeineRateLimitStore.this.seed;
+			for (int i = 0; i < key.length(); i++) {
+				h = (h ^ key.charAt(i)) * 0x9E3779B97F4A7C15L;
+				h ^= (h >>> 29);
+			}
+			h ^= (h >>> 32);
+			return (int) (h & (OVERFLOW_BUDGETS - 1));
+		}
+
+	}
+
+	static final class IdleUntilFresh implements Expiry<String, LimiterState> {
+
+		@Override
+		public long expireAfterCreate(String key, LimiterState state, long currentTime) {
+			return state.limit().idleNanosUntilFresh() + SLACK_NANOS;
+		}
+
+		@Override
+		public long expireAfterUpdate(String key, LimiterState state, long currentTime, long currentDuration) {
+			return Math.max(currentDuration, state.limit().idleNanosUntilFresh() + SLACK_NANOS);
+		}
+
+		@Override
+		public long expireAfterRead(String key, LimiterState state, long currentTime, long currentDuration) {
+			// A reader that took the time before a stall must not pull the expiry back in.
+			return Math.max(currentDuration, state.limit().idleNanosUntilFresh() + SLACK_NANOS);
+		}
+
+	}
+}

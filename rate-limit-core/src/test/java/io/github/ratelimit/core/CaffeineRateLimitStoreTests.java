@@ -1,0 +1,268 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CaffeineRateLimitStoreTests {
+
+	private final ManualClock clock = new ManualClock();
+
+	private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(100, this.clock, Runnable::run);
+
+	private final Limit limit = Limit.builder().limit(3).period(Duration.ofSeconds(30)).build();
+
+	@Test
+	void keysAndLimitsHaveSeparateBudgets() {
+		drain(new Acquisition("api", this.limit, "alice", 1));
+		assertThat(this.store.tryAcquire(new Acquisition("api", this.limit, "bob", 1)).isAllowed()).isTrue();
+		assertThat(this.store.tryAcquire(new Acquisition("login", this.limit, "alice", 1)).isAllowed()).isTrue();
+		assertThat(this.store.tryAcquire(new Acquisition("api", this.limit, "alice", 1)).isAllowed()).isFalse();
+	}
+
+	@Test
+	void anEntryExpiresOnlyOnceItsBucketIsFullAgain() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		// 25 s after the last touch, 2.5 tokens came back: the state must still be there.
+		this.clock.advance(Duration.ofSeconds(25));
+		this.store.cleanUp();
+		assertThat(this.store.size()).isEqualTo(1);
+		assertThat(this.store.peek(alice).remaining()).isEqualTo(2);
+		// Once the bucket is full again (30 s) plus the slack, forgetting it changes nothing.
+		this.clock.advance(Duration.ofSeconds(7));
+		this.store.cleanUp();
+		assertThat(this.store.size()).isZero();
+		assertThat(drain(alice)).isEqualTo(3);
+	}
+
+	@Test
+	void readingKeepsABusyKeyAlive() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		for (int i = 0; i < 10; i++) {
+			this.clock.advance(Duration.ofSeconds(20));
+			assertThat(this.store.tryAcquire(alice).isAllowed()).isTrue();
+			this.store.cleanUp();
+			assertThat(this.store.size()).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void aFloodOfDistinctKeysStaysWithinTheMaximumSize() {
+		for (int i = 0; i < 10_000; i++) {
+			this.store.tryAcquire(new Acquisition("api", this.limit, "client-" + i, 1));
+		}
+		this.store.cleanUp();
+		assertThat(this.store.size("api")).isEqualTo(100);
+		assertThat(this.store.size()).isEqualTo(100);
+		assertThat(this.store.overflowDecisions("api")).isEqualTo(10_000 - 100);
+	}
+
+	@Test
+	void resetAllMakesEveryBudgetWholeTheOverflowBudgetsIncluded() {
+		Acquisition alice = new Acquisition("login", this.limit, "alice", 1);
+		Acquisition other = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		drain(other);
+		// A full table: a key it does not track is judged by an overflow budget, drained here.
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "flood-" + i, 1));
+		}
+		Acquisition untracked = new Acquisition("login", this.limit, "newcomer", 1);
+		drain(untracked);
+		assertThat(this.store.size("login")).isEqualTo(100);
+		assertThat(this.store.overflowDecisions("login")).isPositive();
+		assertThat(this.store.tryAcquire(untracked).isAllowed()).as("its overflow budget is spent").isFalse();
+
+		this.store.resetAll();
+
+		assertThat(this.store.size()).isZero();
+		assertThat(this.store.overflowDecisions("login")).isZero();
+		assertThat(drain(alice)).isEqualTo(3);
+		assertThat(drain(other)).isEqualTo(3);
+		assertThat(drain(untracked)).isEqualTo(3);
+		assertThat(this.store.size("login")).as("tracked on its own again").isEqualTo(2);
+	}
+
+	@Test
+	void aMillionKeyFloodStaysWithinTheBoundAndLiftsNoLockout() {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100_000, this.clock, Runnable::run);
+		Acquisition victim = new Acquisition("login", this.limit, "victim", 1);
+		assertThat(drain(store, victim)).isEqualTo(3);
+		for (int i = 0; i < 1_000_000; i++) {
+			store.tryAcquire(new Acquisition("login", this.limit, "flood-" + i, 1));
+			if (i % 100_000 == 0) {
+				this.clock.advance(Duration.ofMillis(100));
+			}
+		}
+		assertThat(store.size("login")).isEqualTo(100_000);
+		assertThat(store.tryAcquire(victim).isAllowed()).as("still locked out").isFalse();
+	}
+
+	@Test
+	void aFloodOnOneLimitNeverEvictsAnotherLimitsStateNorItsOwnLockouts() {
+		Acquisition locked = new Acquisition("login", this.limit, "alice", 1);
+		Acquisition elsewhere = new Acquisition("api", this.limit, "alice", 1);
+		drain(locked);
+		this.store.tryAcquire(elsewhere);
+		for (int i = 0; i < 10 * 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "user-" + i, 1));
+			this.store.tryAcquire(new Acquisition("api", this.limit, "header-" + i, 1));
+			this.store.tryAcquire(new Acquisition("search", this.limit, "q-" + i, 1));
+		}
+		this.store.cleanUp();
+		assertThat(this.store.tryAcquire(locked).isAllowed()).as("the lockout holds").isFalse();
+		assertThat(this.store.peek(elsewhere).remaining()).as("the other limit's state is kept").isEqualTo(2);
+		assertThat(this.store.size("login")).isEqualTo(100);
+		assertThat(this.store.size("api")).isEqualTo(100);
+		assertThat(this.store.size("search")).isEqualTo(100);
+	}
+
+	@Test
+	void aNewVictimGetsNoFreshBudgetWhileTheTableIsFull() {
+		// Reference: the victim's guesses over four minutes, one every second, on a store of its own.
+		ManualClock aloneClock = new ManualClock();
+		CaffeineRateLimitStore alone = new CaffeineRateLimitStore(100, aloneClock, Runnable::run);
+		int reference = 0;
+		for (int second = 0; second < 240; second++) {
+			reference += alone.tryAcquire(new Acquisition("login", this.limit, "victim", 1)).isAllowed() ? 1 : 0;
+			aloneClock.advance(Duration.ofSeconds(1));
+		}
+		// The same guesses while an attacker keeps the table full with fresh junk keys every second.
+		int allowed = 0;
+		int junk = 0;
+		for (int second = 0; second < 240; second++) {
+			for (int i = 0; i < 150; i++) {
+				this.store.tryAcquire(new Acquisition("login", this.limit, "junk-" + junk++, 1));
+			}
+			allowed += this.store.tryAcquire(new Acquisition("login", this.limit, "victim", 1)).isAllowed() ? 1 : 0;
+			this.clock.advance(Duration.ofSeconds(1));
+			assertThat(this.store.size("login")).isLessThanOrEqualTo(100);
+		}
+		assertThat(reference).isEqualTo(3 + 237 / 10);
+		assertThat(allowed).as("never more guesses than a tracked victim gets").isLessThanOrEqualTo(reference);
+	}
+
+	@Test
+	void aKeyIsTrackedOnItsOwnOnlyOnceItsOverflowBudgetIsFresh() {
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "filler-" + i, 1));
+		}
+		this.clock.advance(Duration.ofSeconds(20));
+		Acquisition late = new Acquisition("login", this.limit, "late", 1);
+		assertThat(drain(late)).as("judged by its (so far unused) overflow budget").isEqualTo(3);
+		// The fillers become fresh and leave 31 s after their use; the overflow budget was spent later,
+		// so it is not fresh yet: the key stays with it although the table has room now.
+		this.clock.advance(Duration.ofSeconds(12));
+		this.store.cleanUp();
+		assertThat(this.store.size("login")).isZero();
+		assertThat(this.store.tryAcquire(late).isAllowed()).as("one token came back in 12 s").isTrue();
+		assertThat(this.store.tryAcquire(late).isAllowed()).as("a fresh state would have allowed this").isFalse();
+		assertThat(this.store.size("login")).isZero();
+		// Once its overflow budget is whole again (30 s after its last token was taken), so is its own.
+		this.clock.advance(Duration.ofSeconds(30));
+		assertThat(drain(late)).isEqualTo(3);
+		assertThat(this.store.size("login")).isEqualTo(1);
+	}
+
+	@Test
+	void resetAndExpiryFreeTheirPlaces() {
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("api", this.limit, "k-" + i, 1));
+		}
+		assertThat(this.store.size("api")).isEqualTo(100);
+		this.store.reset("api", "k-0");
+		this.store.reset("api", "k-0");
+		this.store.reset("api", "never-seen");
+		assertThat(this.store.size("api")).isEqualTo(99);
+		this.clock.advance(Duration.ofSeconds(11));
+		this.store.cleanUp();
+		assertThat(this.store.size("api")).isEqualTo(99);
+		this.clock.advance(Duration.ofSeconds(30));
+		this.store.cleanUp();
+		assertThat(this.store.size("api")).isZero();
+	}
+
+	@Test
+	void sixteenThreadsFloodingAFullTableNeverOverspendATrackedKeyNorGrowIt() throws Exception {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1_000, this.clock);
+		Limit large = Limit.builder().limit(5_000).period(Duration.ofHours(1)).build();
+		Acquisition tracked = new Acquisition("api", large, "tracked", 1);
+		store.tryAcquire(tracked);
+		java.util.concurrent.atomic.AtomicInteger junk = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.concurrent.atomic.AtomicInteger allowed = io.github.ratelimit.core.ConcurrencyTests.hammer(16,
+				2_000, () -> {
+					store.tryAcquire(new Acquisition("api", large, "junk-" + junk.incrementAndGet(), 1));
+					return store.tryAcquire(tracked).isAllowed();
+				});
+		assertThat(allowed.get()).isEqualTo(5_000 - 1);
+		assertThat(store.size("api")).isEqualTo(1_000);
+	}
+
+	@Test
+	void tryAcquireAllConsumesNothingWhenOneLimitRejects() {
+		Limit tight = Limit.builder().limit(1).period(Duration.ofMinutes(1)).build();
+		Acquisition wide = new Acquisition("wide", this.limit, "alice", 1);
+		Acquisition narrow = new Acquisition("narrow", tight, "alice", 1);
+		List<Decision> first = this.store.tryAcquireAll(List.of(wide, narrow));
+		assertThat(first).allMatch(Decision::isAllowed);
+		assertThat(first.get(0).remaining()).isEqualTo(2);
+		List<Decision> second = this.store.tryAcquireAll(List.of(wide, narrow));
+		assertThat(second.get(0).isAllowed()).isTrue();
+		assertThat(second.get(0).remaining()).as("given back").isEqualTo(2);
+		assertThat(second.get(1).isAllowed()).isFalse();
+		assertThat(this.store.peek(wide).remaining()).isEqualTo(2);
+	}
+
+	@Test
+	void checkTakesNothingAndCreatesNoState() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 2);
+		for (int i = 0; i < 5; i++) {
+			Decision checked = this.store.check(alice);
+			assertThat(checked.isAllowed()).isTrue();
+			assertThat(checked.remaining()).as("nothing taken").isEqualTo(3);
+		}
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("a check of an unknown key stores nothing").isZero();
+		this.store.tryAcquire(alice);
+		Decision rejected = this.store.check(alice);
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected).isEqualTo(this.store.tryAcquire(alice));
+		assertThat(this.store.peek(alice).remaining()).isEqualTo(1);
+	}
+
+	@Test
+	void resetMakesTheBudgetWhole() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		this.store.reset("api", "alice");
+		assertThat(drain(alice)).isEqualTo(3);
+	}
+
+	@Test
+	void aReaderWithAStaleClockNeverShortensTheExpiry() {
+		var expiry = new CaffeineRateLimitStore.IdleUntilFresh();
+		var key = "alice";
+		var state = this.limit.newState();
+		long idle = this.limit.idleNanosUntilFresh() + 1_000_000_000L;
+		assertThat(expiry.expireAfterRead(key, state, 0, idle + 5)).isEqualTo(idle + 5);
+		assertThat(expiry.expireAfterRead(key, state, 0, 3)).isEqualTo(idle);
+		assertThat(expiry.expireAfterUpdate(key, state, 0, idle + 7)).isEqualTo(idle + 7);
+	}
+
+	private int drain(Acquisition acquisition) {
+		return drain(this.store, acquisition);
+	}
+
+	private static int drain(CaffeineRateLimitStore store, Acquisition acquisition) {
+		int allowed = 0;
+		while (store.tryAcquire(acquisition).isAllowed()) {
+			allowed++;
+		}
+		return allowed;
+	}
+}

@@ -28,7 +28,7 @@ public final class MemorySection implements Section {
 
 	public static final int KEYS = 1_000_000;
 
-	public static final double TARGET_BYTES = 200;
+	public static final double TARGET_BYTES = 176;
 
 	private static final Pattern RESULT = Pattern.compile(
 			"RESULT implementation=(\\S+) keys=(\\d+) tracked=(\\d+) bytesPerKey=([\\d.]+) keyStringBytesPerKey=([\\d.]+)");

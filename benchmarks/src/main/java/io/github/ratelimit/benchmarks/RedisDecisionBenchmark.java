@@ -45,7 +45,8 @@ import io.github.ratelimit.redis.RedisRateLimitStore;
  * whose port is in the system property {@value #PORT_PROPERTY} over one shared Lettuce connection:
  * <ul>
  * <li>{@link #ours}: {@link RedisRateLimitStore} on a {@link LettuceConnectionFactory}, exactly as the
- * filter calls it (one {@link Acquisition} per request, the Redis key built per call);</li>
+ * filter calls it (one {@link Acquisition} per request, the Redis key built per call);
+ * {@link #oursUncoalesced} the same with coalescing off;</li>
  * <li>{@link #bucket4j}: {@link Bucket4jRedisLimiter}, Bucket4j's Lettuce compare-and-swap proxy manager
  * (8.19.0), {@code tryConsumeAndReturnRemaining(1)};</li>
  * <li>{@link #raw}: {@link RawEvalshaLimiter}, the ceiling: a synchronous {@code EVALSHA} of a minimal GCRA
@@ -115,13 +116,16 @@ public class RedisDecisionBenchmark {
 		this.connection = this.client.connect(ByteArrayCodec.INSTANCE);
 		this.connection.sync().flushall();
 		switch (method) {
-			case "ours", "oursRejected" -> {
+			case "ours", "oursRejected", "oursUncoalesced" -> {
 				this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
 				this.connectionFactory.afterPropertiesSet();
 				this.connectionFactory.start();
 				// A generous timeout: a decision Redis did not answer in time would be a (fast) fallback; the
 				// tear-down fails the benchmark when there was any.
-				this.ours = RedisRateLimitStore.builder(this.connectionFactory).timeout(Duration.ofSeconds(5)).build();
+				this.ours = RedisRateLimitStore.builder(this.connectionFactory)
+					.timeout(Duration.ofSeconds(5))
+					.coalescing(!method.equals("oursUncoalesced"))
+					.build();
 				if (method.equals("oursRejected")) {
 					this.rejected = new Acquisition(LIMIT_ID, this.limit, "one-key", 1);
 					while (this.ours.tryAcquire(this.rejected).isAllowed()) {
@@ -201,6 +205,12 @@ public class RedisDecisionBenchmark {
 	@Benchmark
 	public Decision ours(Cursor cursor) {
 		return this.ours.tryAcquire(new Acquisition(LIMIT_ID, this.limit, this.keySet.request(this.keySet.indexAt(cursor.position++)), 1));
+	}
+
+	/** Ours with coalescing off: one script call per decision, to compare within one run. */
+	@Benchmark
+	public Decision oursUncoalesced(Cursor cursor) {
+		return ours(cursor);
 	}
 
 	/** Peer: Bucket4j's Lettuce compare-and-swap proxy manager. */

@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,8 +24,13 @@ import org.jspecify.annotations.Nullable;
  * one JVM.
  * <p>
  * <b>Expiry never changes a decision</b>: a state expires only after it has been left alone for as
- * long as its limit needs to become fresh again (a token bucket: the time to refill the whole burst),
- * plus a second of slack for the time between Caffeine's read of the clock and the limiter's.
+ * long as its limit needs to become fresh again (a token bucket: the time to refill the whole burst;
+ * in delay mode, also the wait it may reserve ahead), plus a second of slack. Reads are quiet: a
+ * decision on a tracked key reads its entry without Caffeine's bookkeeping of reads (no read buffer,
+ * no maintenance, no expiry recomputed) and decides at the time that read took, so a decision costs one
+ * map lookup and one clock read. An entry is given more time only when it has less left than the
+ * operation may need (its idle time, the wait, half the slack): then by the whole slack plus a
+ * sixteenth of the idle time, so a busy key's entry is extended at most about twice a second.
  * <p>
  * <b>Floods never lift a lockout.</b> A table never evicts a state to make room: a state leaves only
  * by expiring, that is once it equals a fresh one, so a locked-out key keeps its lockout however many
@@ -63,6 +70,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	static final int OVERFLOW_BUDGETS = 256;
 
 	private static final long SLACK_NANOS = 1_000_000_000L;
+
+	/** The longest an entry is kept for an operation, about 36 years (Caffeine's range ends at 2^62 ns). */
+	private static final long HORIZON_NANOS = 1L << 60;
 
 	/** A full table tries to expire states at most once per millisecond of the store's clock. */
 	private static final long CLEAN_UP_INTERVAL_NANOS = 1_000_000L;
@@ -117,19 +127,25 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		Table table = table(acquisition.limitId());
 		String key = acquisition.key();
 		while (true) {
-			LimiterState state = table.states.getIfPresent(key);
-			if (state != null) {
+			// Quiet: a check changes no state, so it never needs the entry kept longer.
+			Policy.CacheEntry<String, LimiterState> entry = table.states.policy().getEntryIfPresentQuietly(key);
+			LimiterState state;
+			long now;
+			if (entry != null) {
 				// Of another limit (a plan or a runtime change): moved first, as an acquisition would.
-				state = table.current(key, state, acquisition.limit(), this.clock);
+				LimiterState held = entry.getValue();
+				state = table.current(key, held, acquisition.limit(), this.clock);
+				now = (state != held) ? this.clock.nanos() : entry.snapshotAt();
 			}
 			else {
 				// Expired while another thread still holds it: that state is the key's budget.
 				state = table.removedButReachable.getIfPresent(key);
+				if (state == null) {
+					state = table.overflow(key, acquisition.limit());
+				}
+				now = this.clock.nanos();
 			}
-			if (state == null) {
-				state = table.overflow(key, acquisition.limit());
-			}
-			Decision decision = state.check(this.clock.nanos(), acquisition.cost());
+			Decision decision = state.check(now, acquisition.cost());
 			if (decision != null) {
 				return decision;
 			}
@@ -235,7 +251,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	private Decision decide(Acquisition acquisition, boolean mayTrack, Operation op) {
 		Table table = table(acquisition.limitId());
 		while (true) {
-			// null: the state met was retired by a change of the key's limit; its successor decides.
+			// null: the state met was retired by a change of the key's limit, and its successor decides;
+			// or its entry expired before it could be kept longer, and the next attempt finds it gone.
 			Decision decision = decide(table, acquisition, mayTrack, op);
 			if (decision != null) {
 				return decision;
@@ -245,15 +262,23 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	private @Nullable Decision decide(Table table, Acquisition acquisition, boolean mayTrack, Operation op) {
 		String key = acquisition.key();
-		LimiterState state = table.states.getIfPresent(key);
-		if (state != null) {
-			return op.apply(table.current(key, state, acquisition.limit(), this.clock), this.clock.nanos(),
-					acquisition);
+		// A quiet read: no read buffer, no maintenance, no expiry recomputed. Its snapshot time is the
+		// decision's clock (one clock read), and its expiry tells whether the entry must be kept longer.
+		Policy.CacheEntry<String, LimiterState> entry = table.states.policy().getEntryIfPresentQuietly(key);
+		if (entry != null) {
+			LimiterState held = entry.getValue();
+			long now = entry.snapshotAt();
+			if (entry.expiresAt() - now < neededNanos(acquisition) && !table.keep(key, acquisition)) {
+				return null;
+			}
+			LimiterState state = table.current(key, held, acquisition.limit(), this.clock);
+			return op.apply(state, (state != held) ? this.clock.nanos() : now, acquisition);
 		}
 		if (table.isFull()) {
 			table.expireStates(this.clock.nanos());
 		}
 		Limit limit = acquisition.limit();
+		LimiterState state;
 		Decision[] byOverflow = new Decision[1];
 		state = table.states.get(key, (k) -> {
 			LimiterState removed = table.removedButReachable.asMap().remove(k);
@@ -274,9 +299,39 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			byOverflow[0] = op.apply(overflow, now, acquisition);
 			return null;
 		});
-		return (state != null)
-				? op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), acquisition)
-				: byOverflow[0];
+		if (state == null) {
+			return byOverflow[0];
+		}
+		if (acquisition.maxWaitNanos() > 0 && !table.keep(key, acquisition)) {
+			// Created (or found) with the idle time of its limit: a reservation ahead needs longer.
+			return null;
+		}
+		return op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), acquisition);
+	}
+
+	/**
+	 * The time an entry must still have before it may expire, when an operation of this acquisition
+	 * starts: whatever the operation does, the state is fresh again within the limit's idle time plus
+	 * the wait it may reserve; half the slack is kept on top.
+	 */
+	private static long neededNanos(Acquisition acquisition) {
+		return untilFresh(acquisition) + SLACK_NANOS / 2;
+	}
+
+	/**
+	 * What an entry is given when it is kept longer: what it needs, the whole slack, and a sixteenth of
+	 * the idle time, so that a busy key is kept longer at most once per half second (or per sixteenth of
+	 * its idle time, when that is longer) instead of on every read.
+	 */
+	private static long keptNanos(Acquisition acquisition) {
+		return untilFresh(acquisition) + SLACK_NANOS + Math.min(acquisition.limit().idleNanosUntilFresh(), HORIZON_NANOS) / 16;
+	}
+
+	/** The idle time plus the wait, at most {@link #HORIZON_NANOS} (so both sums stay within Caffeine's range). */
+	private static long untilFresh(Acquisition acquisition) {
+		long idle = acquisition.limit().idleNanosUntilFresh();
+		long wait = acquisition.maxWaitNanos();
+		return (idle >= HORIZON_NANOS || wait >= HORIZON_NANOS - idle) ? HORIZON_NANOS : idle + wait;
 	}
 
 	@FunctionalInterface
@@ -301,6 +356,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		private final Cache<String, LimiterState> states;
 
 		private final Cache<String, LimiterState> removedButReachable;
+
+		private final Policy.VarExpiration<String, LimiterState> expiration;
 
 		private final AtomicLong tracked = new AtomicLong();
 
@@ -329,6 +386,19 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 					}
 				})
 				.build();
+			this.expiration = this.states.policy().expireVariably().orElseThrow();
+		}
+
+		/**
+		 * Keeps a key's entry for what an operation of this acquisition may need and more, from now
+		 * (Caffeine's clock, read under the entry's lock): reads are quiet, so this is what keeps a busy key.
+		 * @return whether the entry now has what the operation needs; {@code false} when it expired first
+		 * (then nothing may be decided on the state it held: ask again)
+		 */
+		boolean keep(String key, Acquisition acquisition) {
+			this.expiration.setExpiresAfter(key, keptNanos(acquisition), TimeUnit.NANOSECONDS);
+			Policy.CacheEntry<String, LimiterState> entry = this.states.policy().getEntryIfPresentQuietly(key);
+			return entry != null && entry.expiresAt() - entry.snapshotAt() >= neededNanos(acquisition);
 		}
 
 		boolean isFull() {

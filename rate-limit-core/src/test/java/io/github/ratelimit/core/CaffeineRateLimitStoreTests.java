@@ -52,6 +52,106 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void aKeyUsedAgainIsKeptUntilItsBucketIsFullAgain() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		// 20 s later two tokens came back; taking one makes the bucket full again only 40 s after the start.
+		this.clock.advance(Duration.ofSeconds(20));
+		assertThat(this.store.tryAcquire(alice).isAllowed()).isTrue();
+		// 35 s after the start: past the first expiry (31 s), but a token is still missing.
+		this.clock.advance(Duration.ofSeconds(15));
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("kept").isEqualTo(1);
+		assertThat(this.store.peek(alice).remaining()).isEqualTo(2);
+	}
+
+	@Test
+	void aReservationAheadKeepsItsKeyUntilItHasRefilled() {
+		// Delay mode: 3 at once, then 6 more reserved ahead (waits of 10 to 60 s), so the bucket is full
+		// again only 90 s later, long after the limit's idle time (30 s) plus the slack.
+		Acquisition queued = new Acquisition("api", this.limit, "alice", 1, Duration.ofSeconds(60).toNanos());
+		for (int i = 0; i < 9; i++) {
+			assertThat(this.store.tryAcquire(queued).isAllowed()).isTrue();
+		}
+		assertThat(this.store.tryAcquire(queued).isAllowed()).as("a 70 s wait exceeds the bound").isFalse();
+		this.clock.advance(Duration.ofSeconds(35));
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("kept while reservations are pending").isEqualTo(1);
+		Acquisition now = new Acquisition("api", this.limit, "alice", 1);
+		assertThat(this.store.tryAcquire(now).isAllowed()).as("55 s of reservations still ahead").isFalse();
+		this.clock.advance(Duration.ofSeconds(60));
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("forgotten once whole again").isZero();
+	}
+
+	@Test
+	void limitsOfACenturyWithLongWaitsAreDecidedAndKept() {
+		// Idle time plus wait beyond Caffeine's range of expiry (2^62 ns, about 146 years).
+		Limit century = Limit.builder().limit(1).period(Duration.ofDays(365 * 100)).build();
+		Acquisition queued = new Acquisition("api", century, "alice", 1, Duration.ofDays(365 * 120).toNanos());
+		org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+			assertThat(this.store.tryAcquire(queued).waitNanos()).isZero();
+			this.clock.advance(Duration.ofDays(1));
+			assertThat(this.store.tryAcquire(queued).waitNanos()).isPositive();
+			this.clock.advance(Duration.ofDays(365));
+			assertThat(this.store.tryAcquire(queued).isAllowed()).isFalse();
+		});
+		this.store.cleanUp();
+		assertThat(this.store.size()).isEqualTo(1);
+	}
+
+	@Test
+	void decisionsOnAKnownKeyLeaveCaffeinesBookkeepingAlone() {
+		java.util.concurrent.atomic.AtomicInteger maintenance = new java.util.concurrent.atomic.AtomicInteger();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100, this.clock, (task) -> {
+			maintenance.incrementAndGet();
+			task.run();
+		});
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		Acquisition bob = new Acquisition("api", this.limit, "bob", 1);
+		store.tryAcquire(alice);
+		store.tryAcquire(bob);
+		store.cleanUp();
+		maintenance.set(0);
+		for (int i = 0; i < 10_000; i++) {
+			store.tryAcquire(alice);
+			store.check(bob);
+			this.clock.advanceNanos(1_000);
+		}
+		assertThat(maintenance.get()).as("reads are quiet: no read buffer to drain").isZero();
+		assertThat(store.peek(alice).remaining()).isZero();
+	}
+
+	@Test
+	void aDecisionOnAKnownKeyReadsTheClockOnce() {
+		java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+		RateLimitClock counting = () -> {
+			reads.incrementAndGet();
+			return this.clock.nanos();
+		};
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100, counting, Runnable::run);
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		store.tryAcquire(alice);
+		reads.set(0);
+		for (int i = 0; i < 100; i++) {
+			store.tryAcquire(alice);
+			store.check(alice);
+		}
+		assertThat(reads.get()).as("the entry's read time is the decision's").isEqualTo(200);
+	}
+
+	@Test
+	void aCheckKeepsNoKeyLongerThanItsStateNeeds() {
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		this.clock.advance(Duration.ofSeconds(25));
+		assertThat(this.store.check(alice).isAllowed()).isTrue();
+		this.clock.advance(Duration.ofSeconds(7));
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("the check changed nothing, so the bucket is full again").isZero();
+	}
+
+	@Test
 	void aFloodOfDistinctKeysStaysWithinTheMaximumSize() {
 		for (int i = 0; i < 10_000; i++) {
 			this.store.tryAcquire(new Acquisition("api", this.limit, "client-" + i, 1));

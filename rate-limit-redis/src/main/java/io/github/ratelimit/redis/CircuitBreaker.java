@@ -71,7 +71,10 @@ final class CircuitBreaker {
 	 * @return when this call closed the breaker, how long it had not been closed (nanoseconds); else -1
 	 */
 	long onSuccess() {
-		this.failures.set(0);
+		if (this.failures.get() != 0) {
+			// Read first: every decision succeeds, and a write per decision would bounce the line between cores.
+			this.failures.set(0);
+		}
 		Status current = this.status.get();
 		while (current.state() != State.CLOSED) {
 			long now = this.nanoTime.getAsLong();

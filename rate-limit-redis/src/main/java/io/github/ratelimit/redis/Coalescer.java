@@ -14,12 +14,13 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.core.Acquisition;
 
 /**
- * Coalesces decisions: while a script call is in flight on a lane (the connection; on Redis Cluster,
- * one hash slot), requests that arrive for that lane wait and go together in the next call, each
- * still all or nothing on its own (the script decides them one after the other, atomically). A
- * request that finds its lane idle is sent at once, so a request alone pays no added latency. A lane
- * whose call has been in flight longer than the timeout no longer holds new requests back, so a call
- * that never returns cannot stall its lane.
+ * Coalesces decisions: while {@link #MAX_IN_FLIGHT} script calls are in flight on a lane (the
+ * connection; on Redis Cluster, one hash slot), requests that arrive for that lane wait and go together
+ * in the next call, each still all or nothing on its own (the script decides them one after the other,
+ * atomically). A request that finds fewer calls in flight is sent at once, so a request alone pays no
+ * added latency; with two calls pipelined, Redis runs one batch while the client hands out the last
+ * one's answers and gathers the next. A full lane none of whose calls was sent or answered for longer
+ * than the timeout no longer holds new requests back, so calls that never return cannot stall it.
  * <p>
  * Thread-safety: each lane's queue and in-flight flag are guarded by the lane's monitor, held only
  * to enqueue or drain, never while calling Redis; replies are split and handed to each request's
@@ -29,6 +30,12 @@ final class Coalescer {
 
 	/** Requests per script call at most: bounds the script's run time and the reply's size. */
 	static final int MAX_BATCH = 64;
+
+	/**
+	 * Calls in flight per lane before requests wait: two keep Redis busy while the client works on the
+	 * other (one left Redis idle during every round trip); more make batches smaller.
+	 */
+	static final int MAX_IN_FLIGHT = 2;
 
 	private static final int MAX_LANES = 16_384;
 
@@ -81,16 +88,21 @@ final class Coalescer {
 
 	private final long stallNanos;
 
+	private final int maxInFlight;
+
 	private final ConcurrentMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a coalescer.
 	 * @param send sends one script call for the requests, or answers {@code null} when it cannot now
-	 * @param stallNanos how long a call in flight holds its lane's new requests back, at most
+	 * @param stallNanos how long a full lane (no call sent or answered meanwhile) holds its new requests
+	 * back, at most
+	 * @param maxInFlight calls a lane has in flight at most before requests wait for the next one
 	 */
-	Coalescer(Function<List<Pending>, @Nullable CompletableFuture<List<Long>>> send, long stallNanos) {
+	Coalescer(Function<List<Pending>, @Nullable CompletableFuture<List<Long>>> send, long stallNanos, int maxInFlight) {
 		this.send = send;
 		this.stallNanos = stallNanos;
+		this.maxInFlight = maxInFlight;
 	}
 
 	/**
@@ -110,18 +122,20 @@ final class Coalescer {
 
 		private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
 
-		private boolean inFlight;
+		private int inFlight;
 
-		private long sentAt;
+		/** When a call of this lane was last sent or answered. */
+		private long progressAt;
 
 		void submit(Pending pending) {
 			synchronized (this) {
-				if (this.inFlight && System.nanoTime() - this.sentAt < Coalescer.this.stallNanos) {
+				long now = System.nanoTime();
+				if (this.inFlight >= Coalescer.this.maxInFlight && now - this.progressAt < Coalescer.this.stallNanos) {
 					this.waiting.add(pending);
 					return;
 				}
-				this.inFlight = true;
-				this.sentAt = System.nanoTime();
+				this.inFlight++;
+				this.progressAt = now;
 			}
 			dispatch(List.of(pending));
 		}
@@ -140,32 +154,39 @@ final class Coalescer {
 				reply = CompletableFuture.failedFuture(new IllegalStateException("Redis is not connected"));
 			}
 			reply.whenComplete((value, failure) -> {
+				// The next call first: Redis works on it while this reply's requests are handed their parts.
+				List<Pending> next = next();
+				if (next != null) {
+					dispatch(next);
+				}
 				if (failure != null) {
 					requests.forEach((pending) -> pending.reply.completeExceptionally(failure));
 				}
 				else {
 					split(requests, value);
 				}
-				next();
 			});
 		}
 
-		private void next() {
-			List<Pending> requests = new ArrayList<>();
+		/** The requests of the lane's next call, or {@code null} (one call fewer in flight) when none wait. */
+		private @Nullable List<Pending> next() {
+			List<Pending> requests = null;
 			synchronized (this) {
-				while (!this.waiting.isEmpty() && requests.size() < MAX_BATCH) {
+				this.progressAt = System.nanoTime();
+				while (!this.waiting.isEmpty() && (requests == null || requests.size() < MAX_BATCH)) {
 					Pending pending = this.waiting.poll();
 					if (!pending.abandoned) {
+						if (requests == null) {
+							requests = new ArrayList<>(Math.min(this.waiting.size() + 1, MAX_BATCH));
+						}
 						requests.add(pending);
 					}
 				}
-				if (requests.isEmpty()) {
-					this.inFlight = false;
-					return;
+				if (requests == null) {
+					this.inFlight--;
 				}
-				this.sentAt = System.nanoTime();
 			}
-			dispatch(requests);
+			return requests;
 		}
 
 	}

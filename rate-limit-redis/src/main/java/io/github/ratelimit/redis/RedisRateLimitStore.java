@@ -79,7 +79,7 @@ import io.github.ratelimit.core.RateLimitStore;
  * minute. Each transition is logged once per node (WARN when opening, INFO when closing).
  * {@link #errors()} counts Redis failures, {@link #fallbacks()} the decisions {@code OnFailure} made.
  * <p>
- * <b>Coalescing.</b> With Lettuce, decisions that arrive while a call is in flight on their lane (the
+ * <b>Coalescing.</b> With Lettuce, decisions that arrive while two calls are in flight on their lane (the
  * connection; on a cluster, the hash slot) go together in the next script call ({@code Coalescer}),
  * each all or nothing on its own; a request alone is sent at once.
  * <p>
@@ -210,7 +210,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		this.nowMicros = builder.nowMicros;
 		// A test's clock jumps; the cache counts real time: no cache then.
 		this.coalescing = builder.coalescing;
-		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos);
+		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos, Coalescer.MAX_IN_FLIGHT);
 		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		runner.warmUp(this.scripts.all());
 		this.startUpCheck = checkAtStartUp(builder.failFast ? FAIL_FAST_CHECK : START_UP_CHECK);
@@ -543,31 +543,61 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 		}
 	}
 
-	/** Sends one script call for coalesced requests. */
+	/**
+	 * Sends one script call for coalesced requests: each distinct limit's values once, then per request its
+	 * deadline, its number of acquisitions and, per acquisition, its limit's index, cost and maximum wait
+	 * (see driver.lua).
+	 */
 	private @Nullable CompletableFuture<List<Long>> sendBatch(List<Coalescer.Pending> requests) {
 		List<Acquisition> all = new ArrayList<>();
+		List<Limit> limits = new ArrayList<>(4);
 		int keyCount = 0;
 		for (Coalescer.Pending pending : requests) {
 			all.addAll(pending.acquisitions);
 			keyCount += pending.keys.length;
+			for (Acquisition acquisition : pending.acquisitions) {
+				if (indexOf(limits, acquisition.limit()) < 0) {
+					limits.add(acquisition.limit());
+				}
+			}
 		}
 		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[3 + 2 * requests.size() + 7 * all.size()][];
+		byte[][] args = new byte[4 + 5 * limits.size() + 2 * requests.size() + 3 * all.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
 		args[1] = BATCH;
 		args[2] = number(requests.size());
+		args[3] = number(limits.size());
+		int i = 4;
+		for (Limit limit : limits) {
+			args[i++] = bytes(limit.algorithm().id());
+			args[i++] = number(limit.limit());
+			args[i++] = number(micros(limit.period().toNanos()));
+			args[i++] = number(limit.burst());
+			args[i++] = number(micros(limit.emissionIntervalNanos()));
+		}
 		int k = 0;
-		int i = 3;
 		for (Coalescer.Pending pending : requests) {
 			System.arraycopy(pending.keys, 0, keys, k, pending.keys.length);
 			k += pending.keys.length;
 			args[i++] = (pending.serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(pending.serverDeadline);
 			args[i++] = number(pending.acquisitions.size());
 			for (Acquisition acquisition : pending.acquisitions) {
-				i = acquisitionArgs(args, i, acquisition, ACQUIRE);
+				args[i++] = number(indexOf(limits, acquisition.limit()) + 1);
+				args[i++] = number(acquisition.cost());
+				args[i++] = number(acquisition.maxWaitNanos() / 1000);
 			}
 		}
 		return this.runner.send(this.scripts.forAcquisitions(all), keys, args);
+	}
+
+	private static int indexOf(List<Limit> limits, Limit limit) {
+		for (int i = 0; i < limits.size(); i++) {
+			Limit candidate = limits.get(i);
+			if (candidate == limit || candidate.equals(limit)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	/** Thrown for a request whose failure was already counted (once per coalesced call). */

@@ -97,7 +97,8 @@ class CoalescingTests {
 			}
 			executor.shutdown();
 			assertThat(store.fallbacks()).isEqualTo(16);
-			// The first went alone; the others waited behind it and were never sent: one failure per call.
+			// The first two went alone (two calls in flight per lane); the others waited behind them and were never
+			// sent: one failure per call.
 			assertThat(store.errors()).isLessThan(3);
 			assertThat(store.isAvailable()).as("16 requests in one or two calls do not open a breaker of 3").isTrue();
 			while (!RedisProcess.ping(redis.port())) {
@@ -108,6 +109,75 @@ class CoalescingTests {
 		finally {
 			store.close();
 		}
+	}
+
+	/**
+	 * One coalesced call whose requests alternate between limits, each limit's values sent once: every
+	 * request is decided by its own (a wrong limit would decide the third request by the second's burst
+	 * of 5, or the window by a bucket).
+	 */
+	@Test
+	void aBatchDecidesEachRequestByItsOwnLimit() throws Exception {
+		redis.commands().flushall();
+		Limit two = Limit.builder().limit(2).period(Duration.ofHours(1)).build();
+		Limit five = Limit.builder().limit(5).period(Duration.ofHours(1)).build();
+		Limit window = Limit.builder().algorithm(io.github.ratelimit.core.Algorithm.FIXED_WINDOW).limit(3)
+			.period(Duration.ofHours(1)).build();
+		// key, limit, cost, per request (one acquisition each, but the fifth, which has two)
+		List<List<Acquisition>> requests = List.of(List.of(new Acquisition("b", two, "a", 1)),
+				List.of(new Acquisition("b", five, "b", 1)), List.of(new Acquisition("b", two, "a", 1)),
+				List.of(new Acquisition("b", two, "c", 2)),
+				List.of(new Acquisition("b", two, "d", 1), new Acquisition("b", five, "e", 2)),
+				List.of(new Acquisition("b", five, "b", 1)), List.of(new Acquisition("b", window, "f", 1)),
+				List.of(new Acquisition("b", two, "a", 1)));
+		// The batch format of driver.lua: each distinct limit once, then per request its acquisitions by index.
+		List<Limit> limits = List.of(two, five, window);
+		List<byte[]> keys = new ArrayList<>();
+		List<byte[]> args = new ArrayList<>(
+				List.of(new byte[0], bytes("batch"), bytes(requests.size()), bytes(limits.size())));
+		for (Limit limit : limits) {
+			args.add(bytes(limit.algorithm().id()));
+			args.add(bytes(limit.limit()));
+			args.add(bytes(-Math.floorDiv(-limit.period().toNanos(), 1000L)));
+			args.add(bytes(limit.burst()));
+			args.add(bytes(-Math.floorDiv(-limit.emissionIntervalNanos(), 1000L)));
+		}
+		for (List<Acquisition> request : requests) {
+			args.add(new byte[0]);
+			args.add(bytes(request.size()));
+			for (Acquisition acquisition : request) {
+				keys.add(bytes("rate-limit:{" + acquisition.limitId() + ":" + acquisition.key() + "}"));
+				args.add(bytes(limits.indexOf(acquisition.limit()) + 1));
+				args.add(bytes(acquisition.cost()));
+				args.add(bytes(0));
+			}
+		}
+		LuaScripts scripts = LuaScripts.load();
+		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
+			List<Acquisition> all = requests.stream().flatMap(List::stream).toList();
+			List<Long> reply = runner.run(scripts.forAcquisitions(all), keys.toArray(new byte[0][]),
+					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
+			// Per request: how many decisions, then allowed and remaining first of each decision's 8.
+			List<String> decided = new ArrayList<>();
+			int at = 0;
+			for (List<Acquisition> request : requests) {
+				assertThat(reply.get(at)).isEqualTo(request.size());
+				at++;
+				StringBuilder one = new StringBuilder();
+				for (int i = 0; i < request.size(); i++) {
+					one.append((reply.get(at) == 1) ? "allowed " : "rejected ").append(reply.get(at + 1)).append(' ');
+					at += 8;
+				}
+				decided.add(one.toString().trim());
+			}
+			assertThat(at).isEqualTo(reply.size() - 1);
+			assertThat(decided).containsExactly("allowed 1", "allowed 4", "allowed 0", "allowed 0",
+					"allowed 1 allowed 3", "allowed 3", "allowed 2", "rejected 0");
+		}
+	}
+
+	private static byte[] bytes(Object value) {
+		return String.valueOf(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
 	}
 
 	/** Runs the threads on two stores; returns how many decisions they made. */

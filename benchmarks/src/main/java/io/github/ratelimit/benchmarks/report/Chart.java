@@ -171,6 +171,11 @@ public final class Chart {
 			List<String> compared = redis.figures().stream().filter((f) -> redis.find(f, "Bucket4j") != null).toList();
 			panels.add(new Panel(bars("Redis decisions (ops/s, 16 threads, 100,000 keys, token bucket)", "ops/s", redis,
 					compared, null), 1));
+			List<String> latencies = redis.figures().stream().filter((f) -> f.startsWith("1 thread, p")).toList();
+			if (!latencies.isEmpty()) {
+				panels.add(new Panel(bars("Redis latency per decision, 1 thread (µs, lower is better)", "µs", redis,
+						latencies, null), 1));
+			}
 		}
 		List<String> redisMemory = (memory != null)
 				? memory.figures().stream().filter((f) -> f.startsWith(RedisMemory.FIGURE_PREFIX)).toList() : List.of();

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.ratelimit.benchmarks.harness.Comparison;
 import io.github.ratelimit.benchmarks.harness.CpuMeter;
 import io.github.ratelimit.benchmarks.harness.Jmh;
@@ -91,7 +93,7 @@ public final class Report {
 					.stream()
 					.filter((c) -> c.figure().equals(figure) && column.equals(c.ours() + "/" + c.peer()))
 					.findFirst()
-					.map(Report::ratio)
+					.map((c) -> ratio(c, ratioColumns.get(column)))
 					.orElse(""));
 			}
 			rows.add(row);
@@ -107,12 +109,14 @@ public final class Report {
 		return value;
 	}
 
-	private static String ratio(Comparison comparison) {
+	/** A ratio, marked against its target; a target other than its column's is named in the cell. */
+	private static String ratio(Comparison comparison, Comparison.@Nullable Target column) {
 		String ratio = String.format(Locale.ROOT, "%.2f", comparison.ratio());
 		if (comparison.target() == null) {
 			return ratio;
 		}
-		return ratio + (comparison.met() ? " ✓" : " ✗");
+		String own = comparison.target().equals(column) ? "" : " (" + comparison.target() + ")";
+		return ratio + (comparison.met() ? " ✓" : " ✗") + own;
 	}
 
 	private static String aligned(List<List<String>> rows) {

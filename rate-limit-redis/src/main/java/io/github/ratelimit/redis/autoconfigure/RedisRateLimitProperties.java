@@ -44,7 +44,7 @@ public class RedisRateLimitProperties {
 	private Duration rejectionCache = Duration.ofSeconds(1);
 
 	/**
-	 * Whether decisions that arrive while a script call is in flight on their connection (on a cluster,
+	 * Whether decisions that arrive while two script calls are in flight on their connection (on a cluster,
 	 * their hash slot) go together in the next call, each still all or nothing (Lettuce only).
 	 */
 	private boolean coalescing = true;

@@ -66,34 +66,63 @@ local function decide(acquisitions, release)
 end
 
 -- Several requests that arrived together (coalesced), each all or nothing on its own:
--- ARGV[3]: how many; then per request its deadline ('' for none), its number n of acquisitions and
--- their 7 values each; KEYS: all the requests' keys in order. Returns per request n and its 8
--- integers per acquisition, or -1 alone when past its deadline (nothing changed); then the time.
+-- ARGV[3]: how many requests; ARGV[4]: how many distinct limits, then each limit's 5 values
+-- (algorithm, limit, period (us), burst, emission interval (us)); then per request its deadline ('' for
+-- none), its number n of acquisitions and, per acquisition, its limit's index (from 1), cost and max wait
+-- (us); KEYS: all the requests' keys in order. Returns per request n and its 8 integers per acquisition,
+-- or -1 alone when past its deadline (nothing changed); then the time.
 if op == 'batch' then
+  local limits = {}
+  local arg_at = 5
+  for i = 1, tonumber(ARGV[4]) do
+    local algorithm = ALGORITHMS[ARGV[arg_at]]
+    if not algorithm then
+      return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[arg_at]))
+    end
+    limits[i] = { algorithm = algorithm, p = { limit = tonumber(ARGV[arg_at + 1]), period = tonumber(ARGV[arg_at + 2]),
+      burst = tonumber(ARGV[arg_at + 3]), interval = tonumber(ARGV[arg_at + 4]) } }
+    arg_at = arg_at + 5
+  end
   local reply = {}
+  local r = 0
   local key_at = 1
-  local arg_at = 4
   for _ = 1, tonumber(ARGV[3]) do
     local request_deadline = tonumber(ARGV[arg_at])
     local n = tonumber(ARGV[arg_at + 1])
-    local acquisitions, err = read(key_at, arg_at + 2, n)
-    if not acquisitions then
-      return redis.error_reply(err)
-    end
-    key_at = key_at + n
-    arg_at = arg_at + 2 + 7 * n
+    arg_at = arg_at + 2
     if request_deadline and now > request_deadline then
-      reply[#reply + 1] = -1
+      r = r + 1
+      reply[r] = -1
+    elseif n == 1 then
+      -- One acquisition (the common case): decided at once, without the tables of decide.
+      local l = limits[tonumber(ARGV[arg_at])]
+      local d = l.algorithm.acquire(KEYS[key_at], now, l.p, tonumber(ARGV[arg_at + 1]), tonumber(ARGV[arg_at + 2]))
+      reply[r + 1] = 1
+      for j = 1, 8 do
+        reply[r + 1 + j] = d[j]
+      end
+      r = r + 9
     else
-      reply[#reply + 1] = n
+      local acquisitions = {}
+      for i = 1, n do
+        local at = arg_at + (i - 1) * 3
+        local l = limits[tonumber(ARGV[at])]
+        acquisitions[i] = { key = KEYS[key_at + i - 1], algorithm = l.algorithm, cost = tonumber(ARGV[at + 1]),
+          max_wait = tonumber(ARGV[at + 2]), p = l.p }
+      end
+      r = r + 1
+      reply[r] = n
       for _, d in ipairs(decide(acquisitions, false)) do
-        for _, v in ipairs(d) do
-          reply[#reply + 1] = v
+        for j = 1, 8 do
+          reply[r + j] = d[j]
         end
+        r = r + 8
       end
     end
+    key_at = key_at + n
+    arg_at = arg_at + 3 * n
   end
-  reply[#reply + 1] = now
+  reply[r + 1] = now
   return reply
 end
 

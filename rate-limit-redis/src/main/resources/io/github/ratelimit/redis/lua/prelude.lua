@@ -12,6 +12,16 @@ local ALGORITHMS = {}
 -- Integer division truncating toward zero, like Java's long division, corrected for any
 -- rounding of the floating-point quotient.
 local function jdiv(a, b)
+  if a >= 0 and b > 0 then
+    -- The common case: no signs to handle.
+    local q = math.floor(a / b)
+    if q * b > a then
+      return q - 1
+    elseif (q + 1) * b <= a then
+      return q + 1
+    end
+    return q
+  end
   local negative = (a < 0) ~= (b < 0)
   a = math.abs(a)
   b = math.abs(b)
@@ -86,7 +96,7 @@ end
 local read_only = false
 
 local function gcra_write(key, now, p, tat)
-  redis.call('SET', key, int(tat) .. ' ' .. int(p.interval), 'PX', ttl_ms(tat - now))
+  redis.call('SET', key, string.format('%.0f %.0f', tat, p.interval), 'PX', ttl_ms(tat - now))
 end
 
 local function gcra_read(key, now, p)

@@ -115,6 +115,11 @@ final class RejectionCache {
 		this.entries.remove(new Key(limitId, key));
 	}
 
+	/** Drops everything kept: every budget was reset. */
+	void clear() {
+		this.entries.clear();
+	}
+
 	int size() {
 		return this.entries.size();
 	}

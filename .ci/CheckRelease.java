@@ -51,7 +51,8 @@ public class CheckRelease {
             "rate-limit-core", "io.github.ratelimit.core",
             "rate-limit-redis", "io.github.ratelimit.redis",
             "rate-limit-autoconfigure", "io.github.ratelimit.autoconfigure",
-            "rate-limit-spring-boot-starter", "io.github.ratelimit.starter");
+            "rate-limit-spring-boot-starter", "io.github.ratelimit.starter",
+            "rate-limit-test", "io.github.ratelimit.test");
 
     final List<String> failures = new ArrayList<>();
     int checks;

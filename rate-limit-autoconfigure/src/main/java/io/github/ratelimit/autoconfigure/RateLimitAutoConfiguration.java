@@ -73,12 +73,7 @@ public final class RateLimitAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		CaffeineRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock clock) {
-			long maximumSize = properties.getStore().getCaffeine().getMaximumSize();
-			if (maximumSize <= 0) {
-				throw new RateLimitConfigurationException("rate-limit.store.caffeine.maximum-size",
-						"maximum-size must be positive, was " + maximumSize, "Set the most keys to track, e.g. 1000000");
-			}
-			return new CaffeineRateLimitStore(maximumSize, clock);
+			return properties.getStore().getCaffeine().createStore(clock);
 		}
 
 	}

@@ -11,16 +11,25 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.web.ClientIpSource;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
  */
 @ConfigurationProperties("rate-limit")
 public class RateLimitProperties {
+
+	/**
+	 * The default order of the rate limit filter: just after Spring Security's filter chain
+	 * ({@code -100}), so that {@code user} keys see the authenticated principal.
+	 */
+	public static final int DEFAULT_FILTER_ORDER = -90;
 
 	/**
 	 * Whether rate limiting is on; false registers no filter and no limiter at all.
@@ -37,7 +46,7 @@ public class RateLimitProperties {
 	 * Order of the rate limit filter in the servlet filter chain; the default runs it just after
 	 * Spring Security's filter chain (-100), so that 'user' keys see the authenticated principal.
 	 */
-	private int filterOrder = -90;
+	private int filterOrder = DEFAULT_FILTER_ORDER;
 
 	/**
 	 * Response headers.
@@ -273,6 +282,8 @@ public class RateLimitProperties {
 			 * budgets of the policy, so that floods of distinct keys bound memory without lifting a
 			 * lockout. Also the bound of the Redis store's local fallback.
 			 */
+			// CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE, written out: the metadata processor reads literals
+			// only (RateLimitAutoConfigurationTests holds the two equal).
 			private long maximumSize = 1_000_000;
 
 			public long getMaximumSize() {
@@ -281,6 +292,23 @@ public class RateLimitProperties {
 
 			public void setMaximumSize(long maximumSize) {
 				this.maximumSize = maximumSize;
+			}
+
+			/**
+			 * Creates the in-process store these values describe: the store of {@code store.type: caffeine},
+			 * and the Redis store's local fallback.
+			 * @param clock the time source
+			 * @return the store
+			 * @throws RateLimitConfigurationException naming {@code maximum-size} when the store refuses it
+			 */
+			public CaffeineRateLimitStore createStore(RateLimitClock clock) {
+				try {
+					return new CaffeineRateLimitStore(this.maximumSize, clock);
+				}
+				catch (IllegalArgumentException ex) {
+					throw new RateLimitConfigurationException("rate-limit.store.caffeine.maximum-size", ex.getMessage(),
+							"Set the most keys tracked at once per policy, e.g. 1000000");
+				}
 			}
 
 		}

@@ -24,7 +24,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
@@ -51,12 +51,29 @@ class RateLimitAutoConfigurationTests {
 			FilterRegistrationBean<?> registration = context.getBean(FilterRegistrationBean.class);
 			assertThat(registration.getFilter().getClass().getName())
 				.isEqualTo("io.github.ratelimit.web.servlet.RateLimitFilter");
-			assertThat(registration.getOrder()).isEqualTo(-90)
+			assertThat(registration.getOrder()).isEqualTo(RateLimitProperties.DEFAULT_FILTER_ORDER).isEqualTo(-90)
 				.isEqualTo(new RateLimitProperties().getFilterOrder())
 				.isGreaterThan(-100); // after Spring Security's filter chain
 			assertThat(registration.determineDispatcherTypes()).containsExactlyInAnyOrder(
 					jakarta.servlet.DispatcherType.REQUEST, jakarta.servlet.DispatcherType.ASYNC);
 		});
+	}
+
+	@ParameterizedTest(name = "algorithm={0}")
+	@CsvSource({ "token-bucket, TOKEN_BUCKET", "TOKEN_BUCKET, TOKEN_BUCKET", "tokenBucket, TOKEN_BUCKET",
+			"sliding-window-log, SLIDING_WINDOW_LOG", "slidingWindowLog, SLIDING_WINDOW_LOG", "Fixed_Window, FIXED_WINDOW" })
+	void theAlgorithmBindsLeniently(String value, Algorithm algorithm) {
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+				"rate-limit.policies.api.algorithm=" + value)
+			.run((context) -> assertThat(ConfiguredPolicy.of(context, "api").limit().algorithm())
+				.isEqualTo(algorithm));
+	}
+
+	@Test
+	void theInProcessStoreKeepsTheCoresDefaultBound() {
+		assertThat(new RateLimitProperties().getStore().getCaffeine().getMaximumSize())
+			.isEqualTo(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE)
+			.isEqualTo(1_000_000);
 	}
 
 	@Test
@@ -128,7 +145,7 @@ class RateLimitAutoConfigurationTests {
 			rate-limit.rules[0].methods       | GE T         | rate-limit.rules[0].methods: 'GE T' is not an HTTP method
 			rate-limit.client-ip.trusted-proxies | 10.0.0.0/33 | rate-limit.client-ip.trusted-proxies[0]: '10.0.0.0/33' is not a valid CIDR
 			rate-limit.client-ip.trusted-proxies | example.com | rate-limit.client-ip.trusted-proxies[0]: 'example.com'
-			rate-limit.store.caffeine.maximum-size | 0      | rate-limit.store.caffeine.maximum-size: maximum-size must be positive, was 0
+			rate-limit.store.caffeine.maximum-size | 0      | rate-limit.store.caffeine.maximum-size: maximum size must be positive, was 0
 			rate-limit.policies.api.on-limit  | delay        | rate-limit.policies.api.max-delay: on-limit: delay needs a positive max-delay
 			rate-limit.policies.api.max-delay | 2s           | rate-limit.policies.api.max-delay: max-delay is set but on-limit is reject
 			rate-limit.store.type             | redis        | rate-limit.store.type: store type 'redis' has no store on the classpath. Add io.github.ratelimit:rate-limit-redis

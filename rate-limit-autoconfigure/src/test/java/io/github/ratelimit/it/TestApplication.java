@@ -10,7 +10,7 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.KeyResolver;
 
 /**

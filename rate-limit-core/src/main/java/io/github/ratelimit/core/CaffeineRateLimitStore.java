@@ -63,6 +63,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CaffeineRateLimitStore implements RateLimitStore {
 
+	/**
+	 * The most keys a store tracks per limit when nobody says otherwise (the starter's
+	 * {@code rate-limit.store.caffeine.maximum-size}, the Redis store's local fallback): about 160 MB
+	 * per full limit.
+	 */
+	public static final long DEFAULT_MAXIMUM_SIZE = 1_000_000;
+
 	/** The overflow budgets per limit: keys a full table cannot track share them. */
 	static final int OVERFLOW_BUDGETS = 256;
 
@@ -99,7 +106,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	CaffeineRateLimitStore(long maximumSize, RateLimitClock clock, Executor executor) {
 		if (maximumSize <= 0) {
-			throw new IllegalArgumentException("maximumSize must be positive, was " + maximumSize);
+			throw new IllegalArgumentException("maximum size must be positive, was " + maximumSize);
 		}
 		this.maximumSize = maximumSize;
 		this.clock = clock;
@@ -197,6 +204,15 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		if (table != null && table.states.asMap().remove(key) != null) {
 			table.tracked.decrementAndGet();
 		}
+	}
+
+	/**
+	 * Forgets every state, the overflow budgets included, of every limit: for tests. A decision running
+	 * at the same time may still spend from a state just forgotten.
+	 */
+	@Override
+	public void resetAll() {
+		this.tables.clear();
 	}
 
 	/**

@@ -4,8 +4,8 @@ package io.github.ratelimit.core;
  * The time source of limiters and stores: nanoseconds since the Unix epoch, never going backwards.
  * <p>
  * Epoch-based so that window boundaries agree between instances; monotonic so that a wall-clock
- * step (NTP) cannot refill or drain a bucket. Tests inject a {@link ManualClock} and advance it
- * instead of sleeping. Implementations must be thread-safe.
+ * step (NTP) cannot refill or drain a bucket. Tests inject a clock they advance instead of sleeping
+ * ({@code ManualClock} of the rate-limit-test artifact). Implementations must be thread-safe.
  */
 @FunctionalInterface
 public interface RateLimitClock {

@@ -68,6 +68,17 @@ public interface RateLimitStore {
 	void reset(String limitId, String key);
 
 	/**
+	 * Forgets every budget of this store, so that all are whole again: for tests, which want each test
+	 * to start with full budgets (the rate-limit-test artifact calls it after each test). Not meant for
+	 * production: on a shared store it resets every instance's budgets at once.
+	 * @throws UnsupportedOperationException when the store cannot (this default)
+	 */
+	default void resetAll() {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot reset all its budgets: implement "
+				+ "RateLimitStore.resetAll()");
+	}
+
+	/**
 	 * Takes tokens from several budgets, all or nothing: when one rejects, those already taken from
 	 * the others are given back, so a rejected request consumes nothing. While the request is being
 	 * decided, a concurrent request may briefly see the tokens as taken (it can be rejected, never

@@ -163,6 +163,32 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void resetAllMakesEveryBudgetWholeTheOverflowBudgetsIncluded() {
+		Acquisition alice = new Acquisition("login", this.limit, "alice", 1);
+		Acquisition other = new Acquisition("api", this.limit, "alice", 1);
+		drain(alice);
+		drain(other);
+		// A full table: a key it does not track is judged by an overflow budget, drained here.
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "flood-" + i, 1));
+		}
+		Acquisition untracked = new Acquisition("login", this.limit, "newcomer", 1);
+		drain(untracked);
+		assertThat(this.store.size("login")).isEqualTo(100);
+		assertThat(this.store.overflowDecisions("login")).isPositive();
+		assertThat(this.store.tryAcquire(untracked).isAllowed()).as("its overflow budget is spent").isFalse();
+
+		this.store.resetAll();
+
+		assertThat(this.store.size()).isZero();
+		assertThat(this.store.overflowDecisions("login")).isZero();
+		assertThat(drain(alice)).isEqualTo(3);
+		assertThat(drain(other)).isEqualTo(3);
+		assertThat(drain(untracked)).isEqualTo(3);
+		assertThat(this.store.size("login")).as("tracked on its own again").isEqualTo(2);
+	}
+
+	@Test
 	void aMillionKeyFloodStaysWithinTheBoundAndLiftsNoLockout() {
 		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100_000, this.clock, Runnable::run);
 		Acquisition victim = new Acquisition("login", this.limit, "victim", 1);

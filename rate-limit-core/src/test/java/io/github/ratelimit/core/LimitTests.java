@@ -36,7 +36,11 @@ class LimitTests {
 			.withMessageContaining("one per nanosecond");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> Limit.builder().limit(1).period(Duration.ofDays(365)).burst(Long.MAX_VALUE / 2).build())
-			.withMessageContaining("lower the burst");
+			.withMessageContaining("takes longer than 100 years to refill")
+			.isInstanceOfSatisfying(InvalidValueException.class, (ex) -> {
+				assertThat(ex.name()).isEqualTo("burst");
+				assertThat(ex.action()).isEqualTo("Lower the burst");
+			});
 	}
 
 	@Test

@@ -82,7 +82,10 @@ class WindowAlgorithmTests {
 			.isThrownBy(() -> Limit.builder().algorithm(Algorithm.SLIDING_WINDOW_LOG).limit(10_001)
 				.period(Duration.ofMinutes(1)).build())
 			.withMessageContaining("the most it accepts is 10000")
-			.withMessageContaining("Use sliding-window-counter");
+			.isInstanceOfSatisfying(InvalidValueException.class, (ex) -> {
+				assertThat(ex.name()).isEqualTo("limit");
+				assertThat(ex.action()).contains("Use sliding-window-counter");
+			});
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> Limit.builder().algorithm(Algorithm.SLIDING_WINDOW_COUNTER).limit(1_000_000_000)
 				.period(Duration.ofDays(30)).build())

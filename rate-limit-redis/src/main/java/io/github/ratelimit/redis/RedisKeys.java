@@ -27,6 +27,24 @@ final class RedisKeys {
 		return (this.prefix + "{" + tag + "}").getBytes(StandardCharsets.UTF_8);
 	}
 
+	/**
+	 * Returns the {@code SCAN MATCH} pattern of every key this layout makes, and of no key outside it
+	 * (a different prefix, or the prefix without the brace that opens the tag): the prefix with glob
+	 * characters escaped, then <code>{*</code>.
+	 * @return the pattern
+	 */
+	byte[] pattern() {
+		StringBuilder pattern = new StringBuilder(this.prefix.length() + 4);
+		for (int i = 0; i < this.prefix.length(); i++) {
+			char c = this.prefix.charAt(i);
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				pattern.append('\\');
+			}
+			pattern.append(c);
+		}
+		return pattern.append("{*").toString().getBytes(StandardCharsets.UTF_8);
+	}
+
 	private static String part(String value, boolean limitId) {
 		StringBuilder encoded = new StringBuilder(value.length() + 8);
 		for (int i = 0; i < value.length(); i++) {

@@ -38,6 +38,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
@@ -161,6 +162,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private final ScriptRunner runner;
 
+	private final RedisConnectionFactory connectionFactory;
+
 	private final LuaScripts scripts = LuaScripts.load();
 
 	private final RedisKeys keys;
@@ -235,11 +238,12 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private RedisRateLimitStore(Builder builder, ScriptRunner runner) {
 		this.runner = runner;
+		this.connectionFactory = builder.connectionFactory;
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeoutNanos = builder.timeout.toNanos();
 		this.onFailure = builder.onFailure;
 		this.localStore = (builder.localStore != null) ? builder.localStore
-				: new CaffeineRateLimitStore(100_000, RateLimitClock.SYSTEM);
+				: new CaffeineRateLimitStore(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE, RateLimitClock.SYSTEM);
 		this.failureThreshold = builder.failureThreshold;
 		this.probeIntervalNanos = builder.probeInterval.toNanos();
 		this.failFast = builder.failFast;
@@ -389,6 +393,29 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 */
 	String overridesKey() {
 		return this.overrides.hashKey();
+	}
+
+	/**
+	 * Deletes every budget's key of this store's prefix ({@code <keyPrefix>{*}}, found with {@code SCAN},
+	 * deleted with {@code UNLINK}; on Redis Cluster on every master), and forgets the rejections kept in
+	 * process and the local fallback's budgets: for tests only. On a shared Redis it resets the budgets of
+	 * every instance that uses this prefix; it waits for Redis as long as the scan takes, not
+	 * {@code timeout}.
+	 * @throws IllegalStateException when Redis fails
+	 */
+	@Override
+	public void resetAll() {
+		this.rejections.clear();
+		if (this.onFailure == OnFailure.LOCAL) {
+			this.localStore.resetAll();
+		}
+		try {
+			NamespaceReset.unlinkAll(this.connectionFactory, this.keys.pattern());
+		}
+		catch (RuntimeException ex) {
+			this.errors.increment();
+			throw new IllegalStateException("Cannot reset the budgets of " + new String(this.keys.pattern(), StandardCharsets.UTF_8) + ": " + ex.getMessage(), ex);
+		}
 	}
 
 	/**
@@ -1229,7 +1256,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 		private String keyPrefix = "rate-limit:";
 
-		private Duration timeout = Duration.ofMillis(100);
+		private @Nullable Duration timeout = Duration.ofMillis(100);
 
 		private OnFailure onFailure = OnFailure.ALLOW;
 
@@ -1237,7 +1264,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 		private int failureThreshold = 3;
 
-		private Duration probeInterval = Duration.ofSeconds(1);
+		private @Nullable Duration probeInterval = Duration.ofSeconds(1);
 
 		private @Nullable Boolean clustered;
 
@@ -1245,7 +1272,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 		private boolean failFast;
 
-		private Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
+		private @Nullable Duration rejectionCacheMaxAge = Duration.ofSeconds(1);
 
 		private boolean coalescing = true;
 
@@ -1277,7 +1304,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			this.timeout = Objects.requireNonNull(timeout, "timeout");
+			this.timeout = timeout;
 			return this;
 		}
 
@@ -1292,8 +1319,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 
 		/**
-		 * Sets the in-process store {@link OnFailure#LOCAL} decides with (a Caffeine store of 100,000 keys
-		 * per limit when not called).
+		 * Sets the in-process store {@link OnFailure#LOCAL} decides with (a Caffeine store of
+		 * {@link CaffeineRateLimitStore#DEFAULT_MAXIMUM_SIZE} keys per limit when not called).
 		 * @param localStore the store
 		 * @return this builder
 		 */
@@ -1310,7 +1337,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 */
 		public Builder breaker(int failureThreshold, Duration probeInterval) {
 			this.failureThreshold = failureThreshold;
-			this.probeInterval = Objects.requireNonNull(probeInterval, "probeInterval");
+			this.probeInterval = probeInterval;
 			return this;
 		}
 
@@ -1346,7 +1373,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 * @return this builder
 		 */
 		public Builder rejectionCache(Duration maxAge) {
-			this.rejectionCacheMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+			this.rejectionCacheMaxAge = maxAge;
 			return this;
 		}
 
@@ -1422,32 +1449,41 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 * After at most a second (ten with {@link #failFast(boolean)}), whether or not Redis answered a first
 		 * call that connects and reads one key; wrong credentials are then logged as an ERROR.
 		 * @return the store
-		 * @throws IllegalArgumentException saying which value is wrong
+		 * @throws InvalidValueException naming the wrong value ({@code timeout}, {@code failureThreshold},
+		 * {@code probeInterval}, {@code rejectionCache} or {@code threads}), and what to do
 		 * @throws IllegalStateException with fail-fast, when Redis refused the credentials or did not answer
 		 */
 		public RedisRateLimitStore build() {
-			if (this.timeout.isNegative() || this.timeout.isZero()) {
-				throw new IllegalArgumentException("timeout must be positive, was " + this.timeout);
+			if (this.timeout == null || this.timeout.isNegative() || this.timeout.isZero()) {
+				throw new InvalidValueException("timeout", "timeout must be positive, was " + this.timeout,
+						"Set how long a decision may wait for Redis, e.g. 100ms");
 			}
 			if (this.failureThreshold < 1) {
-				throw new IllegalArgumentException("failureThreshold must be at least 1, was " + this.failureThreshold);
+				throw new InvalidValueException("failureThreshold",
+						"failure threshold must be at least 1, was " + this.failureThreshold,
+						"Set how many failed Redis calls in a row open the breaker, e.g. 3");
 			}
-			if (this.probeInterval.isNegative() || this.probeInterval.isZero()) {
-				throw new IllegalArgumentException("probeInterval must be positive, was " + this.probeInterval);
+			if (this.probeInterval == null || this.probeInterval.isNegative() || this.probeInterval.isZero()) {
+				throw new InvalidValueException("probeInterval", "probe interval must be positive, was " + this.probeInterval,
+						"Set how often an open breaker lets one request try Redis, e.g. 1s");
 			}
-			if (this.rejectionCacheMaxAge.isNegative()) {
-				throw new IllegalArgumentException("rejection cache max age must be zero or positive, was "
-						+ this.rejectionCacheMaxAge);
+			if (this.rejectionCacheMaxAge == null || this.rejectionCacheMaxAge.isNegative()) {
+				throw new InvalidValueException("rejectionCache",
+						"rejection cache must be zero or positive, was " + this.rejectionCacheMaxAge,
+						"Set how long a rejection Redis answered is kept in process, e.g. 1s (0 keeps none)");
 			}
 			if (this.overridesPollInterval.isNegative() || this.overridesPollInterval.isZero()) {
-				throw new IllegalArgumentException("overrides poll interval must be positive, was "
-						+ this.overridesPollInterval);
+				throw new InvalidValueException("overridesPollInterval",
+						"overrides poll interval must be positive, was " + this.overridesPollInterval,
+						"Set how often each instance looks for runtime changes made elsewhere, e.g. 1s");
 			}
 			if (this.leaseExpiry.isNegative() || this.leaseExpiry.toMillis() < 1) {
-				throw new IllegalArgumentException("lease expiry must be at least 1 ms, was " + this.leaseExpiry);
+				throw new InvalidValueException("leaseExpiry", "lease expiry must be at least 1 ms, was " + this.leaseExpiry,
+						"Set how long a slot of a concurrency limit outlives its last refresh, e.g. 5s");
 			}
 			if (this.threads < 1) {
-				throw new IllegalArgumentException("threads must be positive, was " + this.threads);
+				throw new InvalidValueException("threads", "threads must be positive, was " + this.threads,
+						"Set how many threads may call Redis at once, e.g. 64");
 			}
 			ScriptRunner runner = isLettuce(this.connectionFactory)
 					? new LettuceScriptRunner((LettuceConnectionFactory) this.connectionFactory)

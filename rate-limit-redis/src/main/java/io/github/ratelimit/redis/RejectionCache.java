@@ -116,7 +116,8 @@ final class RejectionCache {
 		this.entries.remove(new Key(limitId, key));
 	}
 
-	/** Drops every entry: tokens may have come back anywhere (a reset or a change on another instance). */
+	/** Drops everything kept: every budget was reset, or tokens may have come back anywhere (a reset or a change
+	 * on another instance). */
 	void clear() {
 		this.entries.clear();
 	}

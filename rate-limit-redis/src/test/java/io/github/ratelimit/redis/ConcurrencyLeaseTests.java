@@ -26,7 +26,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.ManualClock;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -19,8 +19,8 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.core.ManualClock;
 import io.github.ratelimit.testsupport.RedisProcess;
+import io.github.ratelimit.test.ManualClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -19,13 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The published modules' public types are exactly those docs/how-it-works.md lists under "Public API":
  * a type made public, on purpose or not, fails the build until the list says so. Reads the compiled
- * classes of rate-limit-core, rate-limit-redis and rate-limit-autoconfigure (the reactor has built them
+ * classes of rate-limit-core, rate-limit-redis, rate-limit-autoconfigure and rate-limit-test (the reactor has built them
  * before the sample's tests run) and loads each top-level class from this test's class path.
  */
 class PublicApiTests {
 
 	private static final List<String> PUBLISHED = List.of("rate-limit-core", "rate-limit-redis",
-			"rate-limit-autoconfigure");
+			"rate-limit-autoconfigure", "rate-limit-test");
 
 	/** A list item of the section: a package, then its types, each in backticks. */
 	private static final Pattern ITEM = Pattern.compile("^- `(io\\.github\\.ratelimit[\\w.]*)`: (.*)$");

@@ -33,12 +33,6 @@ import org.springframework.web.servlet.DispatcherServlet;
  */
 class RateLimitFilter extends OncePerRequestFilter {
 
-	/**
-	 * The default order: just after Spring Security's filter chain ({@code -100}), so that
-	 * {@code user} keys see the authenticated principal.
-	 */
-	public static final int DEFAULT_ORDER = -90;
-
 	private final RateLimitInterceptor interceptor;
 
 	private volatile @Nullable Set<String> otherServlets;

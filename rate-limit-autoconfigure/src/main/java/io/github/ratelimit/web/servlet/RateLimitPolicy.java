@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.CountMode;
@@ -135,38 +136,17 @@ final class RateLimitPolicy {
 			throw new RateLimitConfigurationException(definition.origin("period"), "no period is set",
 					"Set the period the limit refers to, e.g. 1m");
 		}
-		long limitValue = definition.limit();
-		Duration period = definition.period();
-		if (limitValue <= 0) {
-			throw new RateLimitConfigurationException(definition.origin("limit"),
-					"limit must be positive, was " + limitValue, "Set a positive number of requests per period");
-		}
-		if (period.isNegative() || period.isZero()) {
-			throw new RateLimitConfigurationException(definition.origin("period"),
-					"period must be positive, was " + period, "Set a positive duration such as 1s, 1m or 1h");
-		}
-		if (definition.burst() != null && definition.burst() <= 0) {
-			throw new RateLimitConfigurationException(definition.origin("burst"),
-					"burst must be positive, was " + definition.burst(), "Set a positive burst or leave it unset (it defaults to the limit)");
-		}
-		if (definition.burst() != null && !algorithm.hasBurst() && definition.burst() != limitValue) {
-			throw new RateLimitConfigurationException(definition.origin("burst"),
-					"burst does not apply to " + algorithm + " (a window holds its limit)",
-					"Leave burst unset, or use token-bucket or leaky-bucket");
-		}
-		Limit limit;
+		// Limit's builder is the one home of what a limit, period and burst may be; it names the value.
 		try {
-			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(limitValue).period(period);
+			Limit.Builder builder = Limit.builder().algorithm(algorithm).limit(definition.limit()).period(definition.period());
 			if (definition.burst() != null) {
 				builder.burst(definition.burst());
 			}
-			limit = builder.build();
+			return builder.build();
 		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(definition.origin("limit"), ex.getMessage(),
-					"Choose a limit, period and burst that fit together for " + algorithm);
+		catch (InvalidValueException ex) {
+			throw new RateLimitConfigurationException(definition.origin(ex.name()), ex.getMessage(), ex.action());
 		}
-		return limit;
 	}
 
 	/**

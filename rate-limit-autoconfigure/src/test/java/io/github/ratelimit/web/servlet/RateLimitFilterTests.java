@@ -19,7 +19,6 @@ import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 import io.github.ratelimit.core.CaffeineRateLimitStore;
-import io.github.ratelimit.core.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.HeaderStyle;
@@ -27,6 +26,7 @@ import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.ProblemDetailRejectionHandler;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.test.ManualClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -8,9 +8,9 @@ import org.apache.commons.logging.Log;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.test.ManualClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -16,10 +16,10 @@ import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
-import io.github.ratelimit.core.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.test.ManualClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -1,6 +1,6 @@
 package io.github.ratelimit.redis.autoconfigure;
 
-import java.time.Duration;
+import java.util.Map;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -13,16 +13,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.redis.OnFailure;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
@@ -41,15 +40,21 @@ import io.github.ratelimit.redis.RedisRateLimitStore;
 		name = "io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "rate-limit.store.type", havingValue = "redis")
-@EnableConfigurationProperties(RedisRateLimitProperties.class)
+@EnableConfigurationProperties({ RedisRateLimitProperties.class, RateLimitProperties.class })
 public final class RedisRateLimitAutoConfiguration {
 
 	private static final String PREFIX = "rate-limit.store.redis";
 
+	/** The property (under {@link #PREFIX}) of each value the store's builder may refuse. */
+	private static final Map<String, String> PROPERTIES = Map.of("timeout", "timeout", "failureThreshold",
+			"breaker.failure-threshold", "probeInterval", "breaker.probe-interval", "rejectionCache", "rejection-cache", "leaseExpiry",
+			"lease-expiry", "overridesPollInterval", "overrides-poll-interval");
+
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	RedisRateLimitStore rateLimitStore(ObjectProvider<RedisConnectionFactory> connectionFactory,
-			RedisRateLimitProperties properties, ObjectProvider<RateLimitClock> clock, Environment environment) {
+			RedisRateLimitProperties properties, RateLimitProperties rateLimitProperties,
+			ObjectProvider<RateLimitClock> clock) {
 		RedisConnectionFactory factory = connectionFactory.getIfUnique();
 		if (factory == null) {
 			throw new RateLimitConfigurationException("rate-limit.store.type",
@@ -57,25 +62,6 @@ public final class RedisRateLimitAutoConfiguration {
 							+ (connectionFactory.stream().findAny().isPresent() ? "more than one" : "none"),
 					"Add org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.* (host and port, "
 							+ "or cluster nodes), or declare one RedisConnectionFactory bean (or a RateLimitStore bean)");
-		}
-		positive(properties.getTimeout(), PREFIX + ".timeout", "e.g. 100ms");
-		positive(properties.getBreaker().getProbeInterval(), PREFIX + ".breaker.probe-interval", "e.g. 1s");
-		positive(properties.getOverridesPollInterval(), PREFIX + ".overrides-poll-interval", "e.g. 1s");
-		positive(properties.getLeaseExpiry(), PREFIX + ".lease-expiry", "e.g. 5s");
-		if (properties.getLeaseExpiry().toMillis() < 1) {
-			throw new RateLimitConfigurationException(PREFIX + ".lease-expiry",
-					"lease-expiry must be at least 1ms, was " + properties.getLeaseExpiry(),
-					"Set how long a slot of a concurrency limit outlives its last refresh, e.g. 5s");
-		}
-		if (properties.getBreaker().getFailureThreshold() < 1) {
-			throw new RateLimitConfigurationException(PREFIX + ".breaker.failure-threshold",
-					"failure-threshold must be at least 1, was " + properties.getBreaker().getFailureThreshold(),
-					"Set how many failed Redis calls in a row open the breaker, e.g. 3");
-		}
-		if (properties.getRejectionCache() == null || properties.getRejectionCache().isNegative()) {
-			throw new RateLimitConfigurationException(PREFIX + ".rejection-cache",
-					"rejection-cache must be zero or positive, was " + properties.getRejectionCache(),
-					"Set how long a rejection Redis answered is kept in process, e.g. 1s (0 keeps none)");
 		}
 		RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(factory)
 			.keyPrefix(properties.getKeyPrefix())
@@ -88,31 +74,24 @@ public final class RedisRateLimitAutoConfiguration {
 			.leaseExpiry(properties.getLeaseExpiry())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		if (properties.getOnFailure() == OnFailure.LOCAL) {
-			long maximumSize = Binder.get(environment)
-				.bind("rate-limit.store.caffeine.maximum-size", Long.class)
-				.orElse(1_000_000L);
-			if (maximumSize <= 0) {
-				throw new RateLimitConfigurationException("rate-limit.store.caffeine.maximum-size",
-						"maximum-size must be positive, was " + maximumSize,
-						"Set the most keys the local fallback tracks, e.g. 1000000");
-			}
-			builder.localStore(new CaffeineRateLimitStore(maximumSize, clock.getIfAvailable(() -> RateLimitClock.SYSTEM)));
+			// The local fallback is bounded like the in-process store: rate-limit.store.caffeine.*.
+			builder.localStore(rateLimitProperties.getStore()
+				.getCaffeine()
+				.createStore(clock.getIfAvailable(() -> RateLimitClock.SYSTEM)));
 		}
 		try {
 			return builder.build();
+		}
+		catch (InvalidValueException ex) {
+			// The builder is the one home of what these values may be; it names the one it refuses.
+			throw new RateLimitConfigurationException(PREFIX + "." + PROPERTIES.getOrDefault(ex.name(), ex.name()),
+					ex.getMessage(), ex.action());
 		}
 		catch (IllegalStateException ex) {
 			// Only fail-fast throws here: Redis refused the credentials or did not answer.
 			throw new RateLimitConfigurationException(PREFIX + ".fail-fast", ex.getMessage(),
 					"Correct spring.data.redis.* (or start Redis), or set " + PREFIX
 							+ ".fail-fast=false to start anyway with on-failure deciding until Redis answers");
-		}
-	}
-
-	private static void positive(Duration duration, String property, String example) {
-		if (duration == null || duration.isNegative() || duration.isZero()) {
-			throw new RateLimitConfigurationException(property, property.substring(property.lastIndexOf('.') + 1)
-					+ " must be positive, was " + duration, "Set a positive duration, " + example);
 		}
 	}
 

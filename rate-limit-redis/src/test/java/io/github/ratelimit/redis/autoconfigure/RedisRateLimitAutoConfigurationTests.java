@@ -140,20 +140,24 @@ class RedisRateLimitAutoConfigurationTests {
 
 	@Test
 	void badValuesFailNamingTheProperty() {
+		// The store's builder checks these values (their one home); the failure names the property.
 		for (List<String> bad : List.of(List.of("rate-limit.store.redis.timeout=0s", "rate-limit.store.redis.timeout: timeout must be positive"),
 				List.of("rate-limit.store.redis.breaker.failure-threshold=0",
-						"rate-limit.store.redis.breaker.failure-threshold: failure-threshold must be at least 1"),
+						"rate-limit.store.redis.breaker.failure-threshold: failure threshold must be at least 1, was 0. Set how many"),
 				List.of("rate-limit.store.redis.rejection-cache=-1s",
-						"rate-limit.store.redis.rejection-cache: rejection-cache must be zero or positive"),
+						"rate-limit.store.redis.rejection-cache: rejection cache must be zero or positive"),
 				List.of("rate-limit.store.redis.breaker.probe-interval=-1s",
-						"rate-limit.store.redis.breaker.probe-interval: probe-interval must be positive"),
+						"rate-limit.store.redis.breaker.probe-interval: probe interval must be positive"),
 				List.of("rate-limit.store.redis.overrides-poll-interval=0s",
-						"rate-limit.store.redis.overrides-poll-interval: overrides-poll-interval must be positive"),
+						"rate-limit.store.redis.overrides-poll-interval: overrides poll interval must be positive"),
 				List.of("rate-limit.store.redis.lease-expiry=0s",
-						"rate-limit.store.redis.lease-expiry: lease-expiry must be positive"),
+						"rate-limit.store.redis.lease-expiry: lease expiry must be at least 1 ms"),
 				List.of("rate-limit.store.redis.lease-expiry=500us",
-						"rate-limit.store.redis.lease-expiry: lease-expiry must be at least 1ms"))) {
-			this.runner.withPropertyValues("rate-limit.store.type=redis", bad.get(0))
+						"rate-limit.store.redis.lease-expiry: lease expiry must be at least 1 ms"),
+				// The local fallback is bounded by the in-process store's property, bound once with the others.
+				List.of("rate-limit.store.caffeine.maximum-size=0",
+						"rate-limit.store.caffeine.maximum-size: maximum size must be positive, was 0"))) {
+			this.runner.withPropertyValues("rate-limit.store.type=redis", "rate-limit.store.redis.on-failure=local", bad.get(0))
 				.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining(bad.get(1)));
 		}
 	}

@@ -1,10 +1,15 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.test;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.ratelimit.core.RateLimitClock;
+
 /**
- * A clock that moves only when told to, for tests. Thread-safe.
+ * A clock that moves only when told to, for tests: declare it as the application's
+ * {@link RateLimitClock} bean (or pass it to a store) and {@link #advance(Duration) advance} it instead
+ * of sleeping. It drives the in-process store and the limiters; the Redis store reads the Redis
+ * server's clock ({@code TIME}) and is not driven by it. Thread-safe.
  */
 public final class ManualClock implements RateLimitClock {
 

@@ -104,6 +104,7 @@ class ConcurrencyLimitTests {
 			}
 		}
 		assertThat(freeSlots).containsExactlyInAnyOrder("\"slots\";r=2", "\"slots\";r=1", "\"slots\";r=0");
+		awaitFree("slots", "header:crowd");
 		HttpResponse<String> after = this.http.get("/inflight/slow", "X-Client", "crowd");
 		assertThat(after.statusCode()).as("every slot was given back").isEqualTo(200);
 		assertThat(header(after, "RateLimit")).isEqualTo("\"slots\";r=2");
@@ -141,6 +142,7 @@ class ConcurrencyLimitTests {
 	@Test
 	void aRequestAnotherPolicyRejectsHoldsNoSlot() throws Exception {
 		assertThat(this.http.get("/inflight/double", "X-Client", "both").statusCode()).isEqualTo(200);
+		awaitFree("one", "header:both");
 		HttpResponse<String> rejected = this.http.get("/inflight/double", "X-Client", "both");
 		assertThat(rejected.statusCode()).isEqualTo(429);
 		assertThat(rejected.body()).contains("\"violated-policies\":[\"rate\"]");
@@ -176,6 +178,18 @@ class ConcurrencyLimitTests {
 	 * Asks until the answer is not a 429, for at most 5 s: an async request's slot comes back when the
 	 * container completes it, which may be a moment after its client has read the response.
 	 */
+	/**
+	 * Waits (at most 5 s) until a key holds no slot: a slot is given back once the server has completed the
+	 * request, which may be a moment after its client has read the response.
+	 */
+	private void awaitFree(String policy, String key) throws InterruptedException {
+		String path = "/actuator/ratelimits/" + policy + "/" + key;
+		for (int i = 0; i < 100 && !this.http.get(path).body().contains("\"inFlight\":0"); i++) {
+			Thread.sleep(50);
+		}
+		assertThat(this.http.get(path).body()).contains("\"inFlight\":0");
+	}
+
 	private static HttpResponse<String> eventually(Supplier<HttpResponse<String>> call) throws InterruptedException {
 		HttpResponse<String> response = call.get();
 		for (int i = 0; i < 100 && response.statusCode() == 429; i++) {

@@ -213,6 +213,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	@Override
 	public void resetAll() {
 		this.tables.clear();
+		// Concurrency slots too; a request still in flight then releases a key the table no longer holds,
+		// which at most frees an overflow counter early, as after a reset of that one key.
+		this.concurrencyTables.clear();
 	}
 
 	/**

@@ -189,6 +189,19 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void resetAllFreesConcurrencySlotsToo() {
+		Limit one = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(1).build();
+		Acquisition slot = new Acquisition("uploads", one, "alice", 1);
+		assertThat(this.store.tryAcquire(slot).isAllowed()).isTrue();
+		assertThat(this.store.tryAcquire(slot).isAllowed()).as("its one slot is held").isFalse();
+
+		this.store.resetAll();
+
+		assertThat(this.store.tryAcquire(slot).isAllowed()).isTrue();
+		assertThat(this.store.tryAcquire(slot).isAllowed()).isFalse();
+	}
+
+	@Test
 	void aMillionKeyFloodStaysWithinTheBoundAndLiftsNoLockout() {
 		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100_000, this.clock, Runnable::run);
 		Acquisition victim = new Acquisition("login", this.limit, "victim", 1);

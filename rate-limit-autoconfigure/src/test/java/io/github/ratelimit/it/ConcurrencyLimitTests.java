@@ -108,7 +108,7 @@ class ConcurrencyLimitTests {
 		HttpResponse<String> after = this.http.get("/inflight/slow", "X-Client", "crowd");
 		assertThat(after.statusCode()).as("every slot was given back").isEqualTo(200);
 		assertThat(header(after, "RateLimit")).isEqualTo("\"slots\";r=2");
-		assertThat(this.http.get("/actuator/ratelimits/slots/header:crowd").body()).contains("\"inFlight\":0");
+		awaitFree("slots", "header:crowd");
 	}
 
 	@Test
@@ -175,10 +175,6 @@ class ConcurrencyLimitTests {
 	}
 
 	/**
-	 * Asks until the answer is not a 429, for at most 5 s: an async request's slot comes back when the
-	 * container completes it, which may be a moment after its client has read the response.
-	 */
-	/**
 	 * Waits (at most 5 s) until a key holds no slot: a slot is given back once the server has completed the
 	 * request, which may be a moment after its client has read the response.
 	 */
@@ -190,6 +186,10 @@ class ConcurrencyLimitTests {
 		assertThat(this.http.get(path).body()).contains("\"inFlight\":0");
 	}
 
+	/**
+	 * Asks until the answer is not a 429, for at most 5 s: an async request's slot comes back when the
+	 * container completes it, which may be a moment after its client has read the response.
+	 */
 	private static HttpResponse<String> eventually(Supplier<HttpResponse<String>> call) throws InterruptedException {
 		HttpResponse<String> response = call.get();
 		for (int i = 0; i < 100 && response.statusCode() == 429; i++) {

@@ -71,6 +71,11 @@ class SampleApplicationTests {
 		assertThat(first.get().statusCode()).isEqualTo(200);
 		assertThat(second.get().statusCode()).isEqualTo(200);
 		assertThat(second.get().body()).isEqualTo("worked 4000 ms");
+		// The slots come back once the server has completed both requests, a moment after they were read.
+		for (int i = 0; i < 100 && !state.contains("\"inFlight\":0"); i++) {
+			Thread.sleep(50);
+			state = get("/actuator/ratelimits/work/ip:127.0.0.1").body();
+		}
 		HttpResponse<String> after = get("/api/work?ms=0");
 		assertThat(after.statusCode()).as("both slots are back").isEqualTo(200);
 		assertThat(header(after, "RateLimit")).isEqualTo("\"work\";r=1");

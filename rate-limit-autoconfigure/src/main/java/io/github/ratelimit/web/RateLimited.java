@@ -7,6 +7,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import io.github.ratelimit.core.Algorithm;
+
 /**
  * Limits a handler method, or every handler method of a controller, either by naming a policy from
  * {@code rate-limit.policies} ({@code @RateLimited("login")}) or inline
@@ -58,10 +60,10 @@ public @interface RateLimited {
 	String key() default "";
 
 	/**
-	 * Inline: the algorithm ({@code token-bucket} when empty).
-	 * @return the algorithm's name
+	 * Inline: the algorithm ({@link Algorithm#TOKEN_BUCKET} by default).
+	 * @return the algorithm
 	 */
-	String algorithm() default "";
+	Algorithm algorithm() default Algorithm.TOKEN_BUCKET;
 
 	/**
 	 * Inline: what happens to a request over the limit ({@link OnLimit#REJECT} by default).

@@ -5,6 +5,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.RateLimited;
 
@@ -16,7 +17,7 @@ import io.github.ratelimit.web.RateLimited;
 @RestController
 class ExportController {
 
-	@RateLimited(name = "export", algorithm = "leaky-bucket", limit = 2, period = "1s", burst = 5,
+	@RateLimited(name = "export", algorithm = Algorithm.LEAKY_BUCKET, limit = 2, period = "1s", burst = 5,
 			onLimit = OnLimit.DELAY, maxDelay = "2s")
 	@GetMapping(path = "/api/export", produces = MediaType.TEXT_PLAIN_VALUE)
 	String export() {

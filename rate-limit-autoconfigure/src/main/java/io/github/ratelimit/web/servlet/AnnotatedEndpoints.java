@@ -25,6 +25,7 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.OnLimit;
@@ -147,7 +148,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 			int count) {
 		boolean inline = annotation.limit() != 0 || StringUtils.hasText(annotation.period())
 				|| annotation.burst() != 0 || StringUtils.hasText(annotation.key())
-				|| StringUtils.hasText(annotation.algorithm()) || StringUtils.hasText(annotation.name())
+				|| annotation.algorithm() != Algorithm.TOKEN_BUCKET || StringUtils.hasText(annotation.name())
 				|| annotation.onLimit() != OnLimit.REJECT || StringUtils.hasText(annotation.maxDelay())
 				|| annotation.count() != CountMode.ALL || annotation.shadow();
 		if (StringUtils.hasText(annotation.value())) {
@@ -173,7 +174,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 		String name = StringUtils.hasText(annotation.name()) ? annotation.name()
 				: userType.getSimpleName() + "." + method.getName() + ((count > 1) ? "#" + (index + 1) : "");
 		RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(where + "[" + index + "]", name, where,
-				true, StringUtils.hasText(annotation.algorithm()) ? annotation.algorithm() : "token-bucket",
+				true, annotation.algorithm(),
 				(annotation.limit() != 0) ? annotation.limit() : null, period,
 				(annotation.burst() != 0) ? annotation.burst() : null,
 				StringUtils.hasText(annotation.key()) ? annotation.key() : "ip",

@@ -123,7 +123,7 @@ final class ConfiguredLimits {
 				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
 			}
 			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
-					policy.getAlgorithm().id(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
+					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
 					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
 			RateLimitPolicy defined = RateLimitPolicy.define(definition, keyResolvers);
 			if (policy.getPlan() != null || !policy.getPlans().isEmpty()) {

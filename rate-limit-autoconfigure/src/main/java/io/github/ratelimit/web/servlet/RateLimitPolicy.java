@@ -81,15 +81,7 @@ final class RateLimitPolicy {
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
 	public static RateLimitPolicy define(Definition definition, KeyResolvers keyResolvers) {
-		Algorithm algorithm;
-		try {
-			algorithm = Algorithm.fromId(definition.algorithm());
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(definition.origin("algorithm"),
-					"unknown algorithm '" + definition.algorithm() + "'",
-					"Use one of: " + Algorithm.supportedIds());
-		}
+		Algorithm algorithm = definition.algorithm();
 		Limit limit = limitOf(definition, algorithm);
 		if (algorithm == Algorithm.CONCURRENCY && definition.count() != CountMode.ALL) {
 			throw new RateLimitConfigurationException(definition.origin("count"),
@@ -541,7 +533,7 @@ final class RateLimitPolicy {
 	 * @param originPrefix where the values come from: a property prefix such as
 	 * {@code rate-limit.policies.api}, or an annotated method
 	 * @param annotation whether the values come from {@code @RateLimited} (changes how origins read)
-	 * @param algorithm the algorithm's name
+	 * @param algorithm the algorithm
 	 * @param limit the quota per period
 	 * @param period the period
 	 * @param burst the capacity
@@ -552,7 +544,7 @@ final class RateLimitPolicy {
 	 * @param count which requests spend the budget
 	 * @param shadow whether the policy only observes
 	 */
-	public record Definition(String id, String name, String originPrefix, boolean annotation, String algorithm,
+	public record Definition(String id, String name, String originPrefix, boolean annotation, Algorithm algorithm,
 			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost,
 			OnLimit onLimit, Duration maxDelay, CountMode count, boolean shadow) {
 

@@ -18,6 +18,7 @@ import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.util.pattern.PathPatternParser;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionRecorder;
@@ -230,7 +231,7 @@ class RateLimitFilterTests {
 
 	private RateLimitPolicy policy(CountMode count) {
 		return RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "rate-limit.policies.api", false,
-				"token-bucket", 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, count, false),
+				Algorithm.TOKEN_BUCKET, 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, count, false),
 				this.keyResolvers);
 	}
 

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.SharedPolicyOverrides;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.OnLimit;
@@ -126,7 +127,7 @@ class RateLimitPoliciesTests {
 
 	private RateLimitPolicies policies() {
 		RateLimitPolicy api = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "rate-limit.policies.api",
-				false, "token-bucket", 2L, Duration.ofHours(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
+				false, Algorithm.TOKEN_BUCKET, 2L, Duration.ofHours(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
 				CountMode.ALL, false), this.keyResolvers);
 		return new RateLimitPolicies(Map.of("api", api));
 	}

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.mock.web.MockHttpServletResponse;
 
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
@@ -59,7 +60,7 @@ class RateLimitResponsesTests {
 	}
 
 	private RateLimitPolicy policy(String name) {
-		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, "token-bucket", 1L,
+		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, Algorithm.TOKEN_BUCKET, 1L,
 				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
 	}
 }

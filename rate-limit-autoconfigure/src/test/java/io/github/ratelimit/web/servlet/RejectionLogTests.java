@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.test.ManualClock;
@@ -23,7 +24,7 @@ class RejectionLogTests {
 	private final RejectionLog rejections = new RejectionLog(this.log, this.clock, Duration.ofMinutes(1));
 
 	private final RateLimitPolicy policy = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "test",
-			false, "token-bucket", 1L, Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
+			false, Algorithm.TOKEN_BUCKET, 1L, Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
 			CountMode.ALL, false), new KeyResolvers(new ClientIpResolver(List.of()), null));
 
 	@Test

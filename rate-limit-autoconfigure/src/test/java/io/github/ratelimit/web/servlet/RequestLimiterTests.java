@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionRecorder;
@@ -36,10 +37,10 @@ class RequestLimiterTests {
 	private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
 
 	/** One request a second, no burst, waits of up to an hour. */
-	private final RateLimitPolicy queued = policy("queued", "token-bucket", 1, Duration.ofSeconds(1), OnLimit.DELAY,
+	private final RateLimitPolicy queued = policy("queued", Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1), OnLimit.DELAY,
 			Duration.ofHours(1), "global");
 
-	private final RateLimitPolicy wide = policy("wide", "token-bucket", 100, Duration.ofMinutes(1), OnLimit.REJECT,
+	private final RateLimitPolicy wide = policy("wide", Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1), OnLimit.REJECT,
 			Duration.ZERO, "global");
 
 	@Test
@@ -74,7 +75,7 @@ class RequestLimiterTests {
 	@Test
 	void sixtyFourThreadsAtOnceGetExactlyMaxWaitingPlaces() throws Exception {
 		RequestLimiter limiter = limiter(10);
-		RateLimitPolicy many = policy("many", "token-bucket", 1, Duration.ofMillis(1), OnLimit.DELAY,
+		RateLimitPolicy many = policy("many", Algorithm.TOKEN_BUCKET, 1, Duration.ofMillis(1), OnLimit.DELAY,
 				Duration.ofHours(1), "global");
 		limiter.decide(request(), List.of(many));
 		ExecutorService pool = Executors.newFixedThreadPool(64);
@@ -130,7 +131,7 @@ class RequestLimiterTests {
 		return request;
 	}
 
-	private RateLimitPolicy policy(String name, String algorithm, long limit, Duration period, OnLimit onLimit,
+	private RateLimitPolicy policy(String name, Algorithm algorithm, long limit, Duration period, OnLimit onLimit,
 			Duration maxDelay, String key) {
 		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "rate-limit.policies." + name, false,
 				algorithm, limit, period, null, key, 1, onLimit, maxDelay, CountMode.ALL, false), this.keyResolvers);

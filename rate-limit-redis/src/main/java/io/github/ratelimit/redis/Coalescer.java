@@ -48,8 +48,8 @@ final class Coalescer {
 
 		final long serverDeadline;
 
-		/** The request's part of the reply: 8 integers per acquisition and the time, or {@code -1} and the time. */
-		final CompletableFuture<List<Long>> reply = new CompletableFuture<>();
+		/** The request's part of the reply (see {@link #split}). */
+		final CompletableFuture<ReplyPart> reply = new CompletableFuture<>();
 
 		volatile boolean abandoned;
 
@@ -192,33 +192,39 @@ final class Coalescer {
 	}
 
 	/**
-	 * Hands each request its part of a batch reply: per request {@code n} and 8 integers per
-	 * acquisition, or {@code -1}; then the server time.
+	 * Hands each request its part of a batch reply, a view of one array of the reply's integers (no copy):
+	 * per request {@code -1} (past its deadline), one compact integer ({@code >= 0}), or {@code -1 - n} and
+	 * 8 integers per acquisition; then the server time.
 	 */
 	static void split(List<Pending> requests, List<Long> reply) {
-		if (reply.isEmpty()) {
+		int size = reply.size();
+		if (size == 0) {
 			IllegalStateException odd = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 			requests.forEach((pending) -> pending.reply.completeExceptionally(odd));
 			return;
 		}
-		Long now = reply.get(reply.size() - 1);
+		long[] values = new long[size];
+		for (int i = 0; i < size; i++) {
+			values[i] = reply.get(i);
+		}
+		int end = size - 1;
+		long now = values[end];
 		int at = 0;
 		for (Pending pending : requests) {
-			long n = (at < reply.size() - 1) ? reply.get(at) : Long.MIN_VALUE;
-			if (n == -1) {
-				pending.reply.complete(List.of(-1L, now));
+			long first = (at < end) ? values[at] : Long.MIN_VALUE;
+			if (first >= -1) {
+				pending.reply.complete(new ReplyPart(values, at, at + 1, now));
 				at++;
 				continue;
 			}
-			if (n != pending.acquisitions.size() || at + 1 + 8 * n > reply.size() - 1) {
+			long n = -1 - first;
+			if (n != pending.acquisitions.size() || at + 1 + 8 * n > end) {
 				pending.reply.completeExceptionally(
 						new IllegalStateException("Unexpected reply from a rate limit script: " + reply));
-				at = reply.size();
+				at = end;
 				continue;
 			}
-			List<Long> part = new ArrayList<>(reply.subList(at + 1, at + 1 + (int) (8 * n)));
-			part.add(now);
-			pending.reply.complete(part);
+			pending.reply.complete(new ReplyPart(values, at + 1, at + 1 + (int) (8 * n), now));
 			at += 1 + (int) (8 * n);
 		}
 	}

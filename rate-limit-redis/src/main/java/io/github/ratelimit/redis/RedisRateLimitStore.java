@@ -611,7 +611,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		try {
 			List<Long> reply = this.runner.run(this.scripts.leaseRefresh(), keys, args.toArray(byte[][]::new),
 					sent + this.timeoutNanos, null);
-			learnClock(node, sent, reply);
+			learnClock(node, sent, ReplyPart.of(reply));
 			onAnswer(node);
 		}
 		catch (Exception ex) {
@@ -691,17 +691,17 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		boolean acquire = op == ACQUIRE;
 		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
 		LuaScript script = (op == CHECK) ? this.scripts.check() : this.scripts.forAcquisitions(acquisitions);
-		List<Long> reply;
+		ReplyPart reply;
 		long sent = System.nanoTime();
 		try {
 			// Never coalesced with a concurrency limit: each acquisition carries its own lease.
 			reply = (acquire && leases == null && this.coalescing && this.runner.canSend()
 					&& (!this.clustered || sameSlot(acquisitions)))
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
-					: this.runner.run(script, keys, args(acquisitions, op, serverDeadline, leases), deadline,
-							acquire ? (late) -> giveBack(node, script, keys, acquisitions, leases, late) : null);
+					: ReplyPart.of(this.runner.run(script, keys, args(acquisitions, op, serverDeadline, leases), deadline,
+							acquire ? (late) -> giveBack(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
 			learnClock(node, sent, reply);
-			if (isPastDeadline(reply)) {
+			if (reply.isPastDeadline()) {
 				throw new TimeoutException("Redis ran the call after its deadline");
 			}
 		}
@@ -727,7 +727,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	/**
 	 * Decides with the next call of the key's lane (see {@link Coalescer}): at once when the lane is idle.
 	 */
-	private List<Long> coalesced(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
+	private ReplyPart coalesced(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
 			long serverDeadline, long deadline) throws Exception {
 		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline);
 		this.coalescer.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
@@ -824,14 +824,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	}
 
-	private void learnClock(RedisNode node, long sentNanos, List<Long> reply) {
-		if (this.nowMicros == null && !reply.isEmpty()) {
-			node.clock().record(sentNanos, System.nanoTime(), reply.get(reply.size() - 1));
+	private void learnClock(RedisNode node, long sentNanos, ReplyPart reply) {
+		if (this.nowMicros == null) {
+			node.clock().record(sentNanos, System.nanoTime(), reply.serverTime());
 		}
-	}
-
-	private static boolean isPastDeadline(List<Long> reply) {
-		return reply.size() == 2 && reply.get(0) == -1;
 	}
 
 	/**
@@ -840,12 +836,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * Runs on the client's thread: the release is queued for the compensation thread.
 	 */
 	private void giveBack(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
-			Lease @Nullable [] leases, List<Long> reply) {
-		if (isPastDeadline(reply) || reply.size() != 8 * acquisitions.size() + 1) {
-			return;
-		}
-		if (reply.get(0) != 1) {
-			// All or nothing: the first rejected means every one was (and nothing is held).
+			Lease @Nullable [] leases, ReplyPart reply) {
+		if (!reply.tookTokens(acquisitions.size())) {
+			// Past its deadline, rejected (all or nothing: nothing is held), or an odd reply.
 			return;
 		}
 		this.lateReplies.increment();
@@ -956,7 +949,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				long sent = System.nanoTime();
 				List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
 						args(List.of(probe), PEEK, ServerClock.NONE, null), sent + wait.toNanos(), null);
-				learnClock(node(keys(List.of(probe))[0]), sent, reply);
+				learnClock(node(keys(List.of(probe))[0]), sent, ReplyPart.of(reply));
 				result.complete(null);
 			}
 			catch (Exception ex) {
@@ -1146,8 +1139,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	}
 
-	private static List<Decision> decisions(List<Acquisition> acquisitions, List<Long> reply) {
-		if (reply.size() != 8 * acquisitions.size() + 1) {
+	private static List<Decision> decisions(List<Acquisition> acquisitions, ReplyPart reply) {
+		if (reply.size() == 1 && acquisitions.size() == 1 && reply.get(0) >= 0) {
+			return List.of(compactDecision(acquisitions.get(0), reply.get(0)));
+		}
+		if (reply.size() != 8 * acquisitions.size()) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());
@@ -1171,6 +1167,64 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			}
 		}
 		return decisions;
+	}
+
+	/**
+	 * Derives a bucket's decision from its compact reply, with the script's arithmetic (integer
+	 * microseconds, then nanoseconds): {@code 2 * used} when allowed ({@code used = tat' - now}),
+	 * {@code 2 * (base - now) + 1} when rejected ({@code base = max(tat, now)}); see {@code token-bucket.lua}
+	 * and {@code leaky-bucket.lua}, whose {@code acquire} returns the same decision in 8 integers.
+	 * @param acquisition the request's one acquisition
+	 * @param compact the integer the script returned
+	 * @return the decision
+	 * @throws IllegalStateException when the algorithm has no compact reply
+	 */
+	static Decision compactDecision(Acquisition acquisition, long compact) {
+		Limit limit = acquisition.limit();
+		Algorithm algorithm = limit.algorithm();
+		if (algorithm != Algorithm.TOKEN_BUCKET && algorithm != Algorithm.LEAKY_BUCKET) {
+			throw new IllegalStateException("Unexpected compact reply " + compact + " for " + algorithm);
+		}
+		long interval = micros(limit.emissionIntervalNanos());
+		long tolerance = interval * limit.burst();
+		long cost = acquisition.cost();
+		long maxWait = acquisition.maxWaitNanos() / 1000;
+		long half = compact >> 1;
+		if ((compact & 1) == 0) {
+			long used = half;
+			long reset = used * 1000;
+			long next = untilNext(used, tolerance, interval) * 1000;
+			if (algorithm == Algorithm.TOKEN_BUCKET) {
+				long wait = used - tolerance;
+				return (wait <= 0) ? Decision.allowed(limit.limit(), (tolerance - used) / interval, reset, next)
+						// Reserved ahead (delay mode): the request proceeds once its tokens have refilled.
+						: Decision.delayed(limit.limit(), 0, reset, next, wait * 1000);
+			}
+			long remaining = (tolerance - used) / interval;
+			long turn = (maxWait > 0) ? used - cost * interval : 0;
+			return (turn > 0) ? Decision.delayed(limit.limit(), remaining, reset, next, turn * 1000)
+					: Decision.allowed(limit.limit(), remaining, reset, next);
+		}
+		long spent = half;
+		long used = spent + cost * interval;
+		long available = Math.max(0, (tolerance - spent) / interval);
+		long retry = used - tolerance;
+		if (algorithm == Algorithm.LEAKY_BUCKET) {
+			retry = Math.max(retry, (maxWait > 0) ? spent - maxWait : 0);
+		}
+		long next = Math.min(untilNext(spent, tolerance, interval),
+				(algorithm == Algorithm.LEAKY_BUCKET) ? Math.max(1, retry) : retry);
+		return Decision.rejected(limit.limit(), available, spent * 1000, next * 1000, retry * 1000);
+	}
+
+	/** As {@code gcra_next} of prelude.lua (GcraState#untilNext) in microseconds. */
+	private static long untilNext(long used, long tolerance, long interval) {
+		if (used <= 0) {
+			return 0;
+		}
+		long credit = tolerance - used;
+		long available = Math.max(0, Math.floorDiv(credit, interval));
+		return (available + 1) * interval - credit;
 	}
 
 	private boolean sameSlot(List<Acquisition> acquisitions) {

@@ -157,11 +157,21 @@ class CoalescingTests {
 			List<Acquisition> all = requests.stream().flatMap(List::stream).toList();
 			List<Long> reply = runner.run(scripts.forAcquisitions(all), keys.toArray(new byte[0][]),
 					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
-			// Per request: how many decisions, then allowed and remaining first of each decision's 8.
+			// Per request: a bucket's single acquisition as one compact integer; else -1 - n, then allowed and
+			// remaining first of each decision's 8.
 			List<String> decided = new ArrayList<>();
+			List<String> forms = new ArrayList<>();
 			int at = 0;
 			for (List<Acquisition> request : requests) {
-				assertThat(reply.get(at)).isEqualTo(request.size());
+				if (reply.get(at) >= 0) {
+					Decision decision = RedisRateLimitStore.compactDecision(request.get(0), reply.get(at));
+					decided.add((decision.isAllowed() ? "allowed " : "rejected ") + decision.remaining());
+					forms.add("compact");
+					at++;
+					continue;
+				}
+				assertThat(reply.get(at)).isEqualTo(-1L - request.size());
+				forms.add("full");
 				at++;
 				StringBuilder one = new StringBuilder();
 				for (int i = 0; i < request.size(); i++) {
@@ -170,6 +180,8 @@ class CoalescingTests {
 				}
 				decided.add(one.toString().trim());
 			}
+			assertThat(forms).containsExactly("compact", "compact", "compact", "compact", "full", "compact", "full",
+					"compact");
 			assertThat(at).isEqualTo(reply.size() - 1);
 			assertThat(decided).containsExactly("allowed 1", "allowed 4", "allowed 0", "allowed 0",
 					"allowed 1 allowed 3", "allowed 3", "allowed 2", "rejected 0");

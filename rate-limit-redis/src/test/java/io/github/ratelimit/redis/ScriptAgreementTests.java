@@ -56,6 +56,9 @@ class ScriptAgreementTests {
 
 	private RedisRateLimitStore store;
 
+	/** The same Redis without coalescing: one script call per decision, the driver's single-call replies. */
+	private RedisRateLimitStore single;
+
 	@BeforeEach
 	void createStore() {
 		redis.commands().flushall();
@@ -65,12 +68,21 @@ class ScriptAgreementTests {
 			.clustered(false)
 			.clock(this.now::get)
 			.build();
+		this.single = RedisRateLimitStore.builder(redis.connectionFactory())
+			.timeout(Duration.ofSeconds(5))
+			.onFailure(OnFailure.DENY)
+			.clustered(false)
+			.coalescing(false)
+			.clock(this.now::get)
+			.build();
 	}
 
 	@AfterEach
 	void closeStore() {
 		this.store.close();
+		this.single.close();
 		assertThat(this.store.errors()).isZero();
+		assertThat(this.single.errors()).isZero();
 	}
 
 	private final Map<String, Integer> outcomes = new TreeMap<>();
@@ -145,6 +157,10 @@ class ScriptAgreementTests {
 		long micros = startMicros;
 		Map<String, Expiry> expiries = new HashMap<>();
 		List<String> history = new ArrayList<>();
+		// Acquisitions go through the coalesced (batch) path or the single-call path at random, each with its
+		// reply forms (a bucket's single acquisition answered in one compact integer): a random of its own, so
+		// that the sequences stay those of the seeds.
+		Random paths = new Random(sequence);
 		for (int step = 0; step < STEPS; step++) {
 			micros += advance(random, limits.get(random.nextInt(limits.size())));
 			this.now.set(micros);
@@ -193,14 +209,17 @@ class ScriptAgreementTests {
 				actual = List.of(this.store.release(acquisitions.get(0)));
 			}
 			else if (count > 1) {
-				what = "acquireAll " + acquisitions.stream().map(ScriptAgreementTests::describe).toList();
+				RedisRateLimitStore store = paths.nextBoolean() ? this.store : this.single;
+				what = "acquireAll " + acquisitions.stream().map(ScriptAgreementTests::describe).toList()
+						+ ((store == this.single) ? " (single call)" : " (coalesced)");
 				expected = java.tryAcquireAll(acquisitions);
-				actual = this.store.tryAcquireAll(acquisitions);
+				actual = store.tryAcquireAll(acquisitions);
 			}
 			else {
-				what = "acquire " + describe(acquisitions.get(0));
+				RedisRateLimitStore store = paths.nextBoolean() ? this.store : this.single;
+				what = "acquire " + describe(acquisitions.get(0)) + ((store == this.single) ? " (single call)" : " (coalesced)");
 				expected = List.of(java.tryAcquire(acquisitions.get(0)));
-				actual = List.of(this.store.tryAcquire(acquisitions.get(0)));
+				actual = List.of(store.tryAcquire(acquisitions.get(0)));
 			}
 			if (java.moves > 0) {
 				this.outcomes.merge("moved", java.moves, Integer::sum);

@@ -12,7 +12,9 @@
 -- Returns 8 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
 --          nanoseconds to add to retry-after, the time until additional quota (us), and nanoseconds
 --          to add to it; then the time the script read (epoch microseconds), from which the
---          client learns the server's clock.
+--          client learns the server's clock. A compact reply instead for one acquisition of an
+--          algorithm that has one (the buckets): one integer (see token-bucket.lua), never negative,
+--          then the time.
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
@@ -70,8 +72,9 @@ end
 -- ARGV[3]: how many requests; ARGV[4]: how many distinct limits, then each limit's 5 values
 -- (algorithm, limit, period (us), burst, emission interval (us)); then per request its deadline ('' for
 -- none), its number n of acquisitions and, per acquisition, its limit's index (from 1), cost and max wait
--- (us); KEYS: all the requests' keys in order. Returns per request n and its 8 integers per acquisition,
--- or -1 alone when past its deadline (nothing changed); then the time.
+-- (us); KEYS: all the requests' keys in order. Returns per request: -1 when past its deadline (nothing
+-- changed); for one acquisition of an algorithm with a compact reply, that one integer (never negative);
+-- else -1 - n and its 8 integers per acquisition. Then the time.
 if op == 'batch' then
   local limits = {}
   local arg_at = 5
@@ -97,12 +100,18 @@ if op == 'batch' then
     elseif n == 1 then
       -- One acquisition (the common case): decided at once, without the tables of decide.
       local l = limits[tonumber(ARGV[arg_at])]
-      local d = l.algorithm.acquire(KEYS[key_at], now, l.p, tonumber(ARGV[arg_at + 1]), tonumber(ARGV[arg_at + 2]))
-      reply[r + 1] = 1
-      for j = 1, 8 do
-        reply[r + 1 + j] = d[j]
+      local compact = l.algorithm.compact
+      if compact then
+        r = r + 1
+        reply[r] = compact(KEYS[key_at], now, l.p, tonumber(ARGV[arg_at + 1]), tonumber(ARGV[arg_at + 2]))
+      else
+        local d = l.algorithm.acquire(KEYS[key_at], now, l.p, tonumber(ARGV[arg_at + 1]), tonumber(ARGV[arg_at + 2]))
+        reply[r + 1] = -2
+        for j = 1, 8 do
+          reply[r + 1 + j] = d[j]
+        end
+        r = r + 9
       end
-      r = r + 9
     else
       local acquisitions = {}
       for i = 1, n do
@@ -112,7 +121,7 @@ if op == 'batch' then
           max_wait = tonumber(ARGV[at + 2]), p = l.p }
       end
       r = r + 1
-      reply[r] = n
+      reply[r] = -1 - n
       for _, d in ipairs(decide(acquisitions, false)) do
         for j = 1, 8 do
           reply[r + j] = d[j]
@@ -134,6 +143,10 @@ end
 local acquisitions, err = read(1, 4, #KEYS)
 if not acquisitions then
   return redis.error_reply(err)
+end
+if op == 'acquire' and #acquisitions == 1 and acquisitions[1].algorithm.compact then
+  local a = acquisitions[1]
+  return { a.algorithm.compact(a.key, now, a.p, a.cost, a.max_wait), now }
 end
 local decisions = decide(acquisitions, op == 'release')
 

@@ -28,5 +28,19 @@ ALGORITHMS['leaky-bucket'] = {
     return decision(true, jdiv(tolerance - used, interval), used, 0, turn, 0, gcra_next(used, tolerance, interval))
   end,
 
+  -- The same decision as acquire, as one integer (see token-bucket.lua): 2 * used when allowed,
+  -- 2 * (base - now) + 1 when rejected.
+  compact = function(key, now, p, cost, max_wait)
+    local interval = p.interval
+    local tat = gcra_read(key, now, p)
+    local base = math.max(tat, now)
+    local new_tat = base + cost * interval
+    if new_tat - now > interval * p.burst or (max_wait > 0 and base - now > max_wait) then
+      return 2 * (base - now) + 1
+    end
+    gcra_write(key, now, p, new_tat)
+    return 2 * (new_tat - now)
+  end,
+
   release = gcra_release
 }

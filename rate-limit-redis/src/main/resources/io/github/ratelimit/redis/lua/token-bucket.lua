@@ -24,5 +24,20 @@ ALGORITHMS['token-bucket'] = {
     return decision(true, 0, used, 0, wait, 0, gcra_next(used, tolerance, interval))
   end,
 
+  -- The same decision as acquire, as one integer (a compact reply, see driver.lua): 2 * used when
+  -- allowed (used = tat' - now), 2 * (base - now) + 1 when rejected. The client derives remaining,
+  -- reset, retry-after, wait and next from it as acquire does (RedisRateLimitStore#compactDecision).
+  compact = function(key, now, p, cost, max_wait)
+    local interval = p.interval
+    local tat = gcra_read(key, now, p)
+    local base = math.max(tat, now)
+    local new_tat = base + cost * interval
+    if new_tat - now - interval * p.burst > max_wait then
+      return 2 * (base - now) + 1
+    end
+    gcra_write(key, now, p, new_tat)
+    return 2 * (new_tat - now)
+  end,
+
   release = gcra_release
 }

@@ -757,30 +757,62 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
-	 * Sends one script call for coalesced requests: each distinct limit's values once, then per request its
-	 * deadline, its number of acquisitions and, per acquisition, its limit's index, cost and maximum wait
-	 * (see driver.lua).
+	 * Sends one script call for coalesced requests: the earliest deadline, each distinct limit's values once,
+	 * each distinct acquisition (limit, cost, maximum wait) once, then per request its deadline, its number of
+	 * acquisitions and, per acquisition, the index of its shape (see driver.lua).
 	 */
 	private @Nullable CompletableFuture<List<Long>> sendBatch(List<Coalescer.Pending> requests) {
 		List<Acquisition> all = new ArrayList<>();
 		List<Limit> limits = new ArrayList<>(4);
+		// Per distinct shape: its limit's index, cost and maximum wait (us), 3 longs each.
+		long[] shapes = new long[12];
+		int shapeCount = 0;
 		int keyCount = 0;
+		long earliest = Long.MAX_VALUE;
+		int[] shapeOf = new int[16];
 		for (Coalescer.Pending pending : requests) {
-			all.addAll(pending.acquisitions);
 			keyCount += pending.keys.length;
+			if (pending.serverDeadline != ServerClock.NONE) {
+				earliest = Math.min(earliest, pending.serverDeadline);
+			}
 			for (Acquisition acquisition : pending.acquisitions) {
-				if (indexOf(limits, acquisition.limit()) < 0) {
+				int limit = indexOf(limits, acquisition.limit());
+				if (limit < 0) {
+					limit = limits.size();
 					limits.add(acquisition.limit());
 				}
+				long cost = acquisition.cost();
+				long maxWait = acquisition.maxWaitNanos() / 1000;
+				int shape = 0;
+				while (shape < shapeCount && (shapes[3 * shape] != limit || shapes[3 * shape + 1] != cost
+						|| shapes[3 * shape + 2] != maxWait)) {
+					shape++;
+				}
+				if (shape == shapeCount) {
+					if (3 * shapeCount + 3 > shapes.length) {
+						shapes = java.util.Arrays.copyOf(shapes, 2 * shapes.length);
+					}
+					shapes[3 * shape] = limit;
+					shapes[3 * shape + 1] = cost;
+					shapes[3 * shape + 2] = maxWait;
+					shapeCount++;
+				}
+				if (all.size() == shapeOf.length) {
+					shapeOf = java.util.Arrays.copyOf(shapeOf, 2 * shapeOf.length);
+				}
+				shapeOf[all.size()] = shape;
+				all.add(acquisition);
 			}
 		}
 		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[4 + 5 * limits.size() + 2 * requests.size() + 3 * all.size()][];
+		byte[][] args = new byte[6 + 5 * limits.size() + 3 * shapeCount + 2 * requests.size() + all.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
 		args[1] = BATCH;
 		args[2] = number(requests.size());
-		args[3] = number(limits.size());
-		int i = 4;
+		// The earliest deadline of the requests that have one: before it, the script reads no request's own.
+		args[3] = (earliest == Long.MAX_VALUE) ? NO_DEADLINE : number(earliest);
+		args[4] = number(limits.size());
+		int i = 5;
 		for (Limit limit : limits) {
 			args[i++] = bytes(limit.algorithm().id());
 			args[i++] = number(limit.limit());
@@ -788,16 +820,21 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			args[i++] = number(limit.burst());
 			args[i++] = number(micros(limit.emissionIntervalNanos()));
 		}
+		args[i++] = number(shapeCount);
+		for (int shape = 0; shape < shapeCount; shape++) {
+			args[i++] = number(shapes[3 * shape] + 1);
+			args[i++] = number(shapes[3 * shape + 1]);
+			args[i++] = number(shapes[3 * shape + 2]);
+		}
 		int k = 0;
+		int a = 0;
 		for (Coalescer.Pending pending : requests) {
 			System.arraycopy(pending.keys, 0, keys, k, pending.keys.length);
 			k += pending.keys.length;
 			args[i++] = (pending.serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(pending.serverDeadline);
 			args[i++] = number(pending.acquisitions.size());
-			for (Acquisition acquisition : pending.acquisitions) {
-				args[i++] = number(indexOf(limits, acquisition.limit()) + 1);
-				args[i++] = number(acquisition.cost());
-				args[i++] = number(acquisition.maxWaitNanos() / 1000);
+			for (int j = 0; j < pending.acquisitions.size(); j++) {
+				args[i++] = number(shapeOf[a++] + 1);
 			}
 		}
 		return this.runner.send(this.scripts.forAcquisitions(all), keys, args);

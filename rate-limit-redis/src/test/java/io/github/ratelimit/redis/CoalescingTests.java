@@ -130,11 +130,21 @@ class CoalescingTests {
 				List.of(new Acquisition("b", two, "d", 1), new Acquisition("b", five, "e", 2)),
 				List.of(new Acquisition("b", five, "b", 1)), List.of(new Acquisition("b", window, "f", 1)),
 				List.of(new Acquisition("b", two, "a", 1)));
-		// The batch format of driver.lua: each distinct limit once, then per request its acquisitions by index.
+		// The batch format of driver.lua: no deadline, each distinct limit once, each distinct acquisition
+		// (limit, cost, max wait) once, then per request its acquisitions by that index.
 		List<Limit> limits = List.of(two, five, window);
+		List<List<Long>> shapes = new ArrayList<>();
+		for (List<Acquisition> request : requests) {
+			for (Acquisition acquisition : request) {
+				List<Long> shape = List.of(limits.indexOf(acquisition.limit()) + 1L, acquisition.cost(), 0L);
+				if (!shapes.contains(shape)) {
+					shapes.add(shape);
+				}
+			}
+		}
 		List<byte[]> keys = new ArrayList<>();
 		List<byte[]> args = new ArrayList<>(
-				List.of(new byte[0], bytes("batch"), bytes(requests.size()), bytes(limits.size())));
+				List.of(new byte[0], bytes("batch"), bytes(requests.size()), new byte[0], bytes(limits.size())));
 		for (Limit limit : limits) {
 			args.add(bytes(limit.algorithm().id()));
 			args.add(bytes(limit.limit()));
@@ -142,14 +152,14 @@ class CoalescingTests {
 			args.add(bytes(limit.burst()));
 			args.add(bytes(-Math.floorDiv(-limit.emissionIntervalNanos(), 1000L)));
 		}
+		args.add(bytes(shapes.size()));
+		shapes.forEach((shape) -> shape.forEach((value) -> args.add(bytes(value))));
 		for (List<Acquisition> request : requests) {
 			args.add(new byte[0]);
 			args.add(bytes(request.size()));
 			for (Acquisition acquisition : request) {
 				keys.add(bytes("rate-limit:{" + acquisition.limitId() + ":" + acquisition.key() + "}"));
-				args.add(bytes(limits.indexOf(acquisition.limit()) + 1));
-				args.add(bytes(acquisition.cost()));
-				args.add(bytes(0));
+				args.add(bytes(shapes.indexOf(List.of(limits.indexOf(acquisition.limit()) + 1L, acquisition.cost(), 0L)) + 1));
 			}
 		}
 		LuaScripts scripts = LuaScripts.load();
@@ -186,6 +196,36 @@ class CoalescingTests {
 			assertThat(decided).containsExactly("allowed 1", "allowed 4", "allowed 0", "allowed 0",
 					"allowed 1 allowed 3", "allowed 3", "allowed 2", "rejected 0");
 		}
+	}
+
+	/**
+	 * A batch member past its own deadline changes nothing (reply -1), also when the others are decided: the
+	 * script reads the members' deadlines once the call runs past the earliest of them.
+	 */
+	@Test
+	void aBatchMemberPastItsDeadlineChangesNothing() throws Exception {
+		redis.commands().flushall();
+		Limit limit = Limit.builder().limit(5).period(Duration.ofHours(1)).build();
+		long future = 4_102_444_800_000_000L;
+		List<byte[]> args = new ArrayList<>(List.of(new byte[0], bytes("batch"), bytes(3), bytes(1), bytes(1),
+				bytes("token-bucket"), bytes(limit.limit()), bytes(limit.period().toNanos() / 1000), bytes(limit.burst()),
+				bytes(limit.emissionIntervalNanos() / 1000), bytes(1), bytes(1), bytes(1), bytes(0)));
+		// Per request: its deadline (the second's passed at 1 us after the epoch), one acquisition, shape 1.
+		for (Object deadline : List.of(future, 1, "")) {
+			args.addAll(List.of(bytes(deadline), bytes(1), bytes(1)));
+		}
+		byte[][] keys = { bytes("rate-limit:{d:a}"), bytes("rate-limit:{d:b}"), bytes("rate-limit:{d:c}") };
+		Acquisition one = new Acquisition("d", limit, "a", 1);
+		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
+			List<Long> reply = runner.run(LuaScripts.load().forAcquisitions(List.of(one)), keys,
+					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
+			assertThat(reply).hasSize(4);
+			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
+			assertThat(reply.get(1)).isEqualTo(-1L);
+			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
+		}
+		assertThat(redis.commands().exists("rate-limit:{d:a}", "rate-limit:{d:b}", "rate-limit:{d:c}")).isEqualTo(2L);
+		assertThat(redis.commands().exists("rate-limit:{d:b}")).isZero();
 	}
 
 	private static byte[] bytes(Object value) {

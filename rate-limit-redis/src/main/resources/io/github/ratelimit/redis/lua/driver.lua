@@ -69,16 +69,18 @@ local function decide(acquisitions, release)
 end
 
 -- Several requests that arrived together (coalesced), each all or nothing on its own:
--- ARGV[3]: how many requests; ARGV[4]: how many distinct limits, then each limit's 5 values
--- (algorithm, limit, period (us), burst, emission interval (us)); then per request its deadline ('' for
--- none), its number n of acquisitions and, per acquisition, its limit's index (from 1), cost and max wait
--- (us); KEYS: all the requests' keys in order. Returns per request: -1 when past its deadline (nothing
--- changed); for one acquisition of an algorithm with a compact reply, that one integer (never negative);
--- else -1 - n and its 8 integers per acquisition. Then the time.
+-- ARGV[3]: how many requests; ARGV[4]: the earliest of their deadlines ('' for none), so that the requests'
+-- own deadlines are read only when a call runs past it; ARGV[5]: how many distinct limits, then each
+-- limit's 5 values (algorithm, limit, period (us), burst, emission interval (us)); then how many distinct
+-- acquisitions (shapes), each as 3 values: its limit's index (from 1), cost and max wait (us); then per
+-- request its deadline ('' for none), its number n of acquisitions and each acquisition's shape index
+-- (from 1); KEYS: all the requests' keys in order. Returns per request: -1 when past its deadline
+-- (nothing changed); for one acquisition of an algorithm with a compact reply, that one integer (never
+-- negative); else -1 - n and its 8 integers per acquisition. Then the time.
 if op == 'batch' then
   local limits = {}
-  local arg_at = 5
-  for i = 1, tonumber(ARGV[4]) do
+  local arg_at = 6
+  for i = 1, tonumber(ARGV[5]) do
     local algorithm = ALGORITHMS[ARGV[arg_at]]
     if not algorithm then
       return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[arg_at]))
@@ -87,25 +89,38 @@ if op == 'batch' then
       burst = tonumber(ARGV[arg_at + 3]), interval = tonumber(ARGV[arg_at + 4]) } }
     arg_at = arg_at + 5
   end
+  -- Shapes by their index as the string ARGV holds, so that a request's is found without tonumber.
+  local shapes = {}
+  local shape_count = tonumber(ARGV[arg_at])
+  arg_at = arg_at + 1
+  for i = 1, shape_count do
+    local l = limits[tonumber(ARGV[arg_at])]
+    shapes[tostring(i)] = { algorithm = l.algorithm, compact = l.algorithm.compact, p = l.p,
+      cost = tonumber(ARGV[arg_at + 1]), max_wait = tonumber(ARGV[arg_at + 2]) }
+    arg_at = arg_at + 3
+  end
+  local earliest = tonumber(ARGV[4])
+  local late = earliest and now > earliest
   local reply = {}
   local r = 0
   local key_at = 1
   for _ = 1, tonumber(ARGV[3]) do
-    local request_deadline = tonumber(ARGV[arg_at])
-    local n = tonumber(ARGV[arg_at + 1])
+    local count = ARGV[arg_at + 1]
+    local n = (count == '1') and 1 or tonumber(count)
+    local request_deadline = late and tonumber(ARGV[arg_at])
     arg_at = arg_at + 2
     if request_deadline and now > request_deadline then
       r = r + 1
       reply[r] = -1
     elseif n == 1 then
       -- One acquisition (the common case): decided at once, without the tables of decide.
-      local l = limits[tonumber(ARGV[arg_at])]
-      local compact = l.algorithm.compact
+      local shape = shapes[ARGV[arg_at]]
+      local compact = shape.compact
       if compact then
         r = r + 1
-        reply[r] = compact(KEYS[key_at], now, l.p, tonumber(ARGV[arg_at + 1]), tonumber(ARGV[arg_at + 2]))
+        reply[r] = compact(KEYS[key_at], now, shape.p, shape.cost, shape.max_wait)
       else
-        local d = l.algorithm.acquire(KEYS[key_at], now, l.p, tonumber(ARGV[arg_at + 1]), tonumber(ARGV[arg_at + 2]))
+        local d = shape.algorithm.acquire(KEYS[key_at], now, shape.p, shape.cost, shape.max_wait)
         reply[r + 1] = -2
         for j = 1, 8 do
           reply[r + 1 + j] = d[j]
@@ -115,10 +130,9 @@ if op == 'batch' then
     else
       local acquisitions = {}
       for i = 1, n do
-        local at = arg_at + (i - 1) * 3
-        local l = limits[tonumber(ARGV[at])]
-        acquisitions[i] = { key = KEYS[key_at + i - 1], algorithm = l.algorithm, cost = tonumber(ARGV[at + 1]),
-          max_wait = tonumber(ARGV[at + 2]), p = l.p }
+        local shape = shapes[ARGV[arg_at + i - 1]]
+        acquisitions[i] = { key = KEYS[key_at + i - 1], algorithm = shape.algorithm, cost = shape.cost,
+          max_wait = shape.max_wait, p = shape.p }
       end
       r = r + 1
       reply[r] = -1 - n
@@ -130,7 +144,7 @@ if op == 'batch' then
       end
     end
     key_at = key_at + n
-    arg_at = arg_at + 3 * n
+    arg_at = arg_at + n
   end
   reply[r + 1] = now
   return reply

@@ -48,6 +48,9 @@ final class Coalescer {
 
 		final long serverDeadline;
 
+		/** The deadline as the script's argument ({@code ''} for none). */
+		final byte[] deadlineArg;
+
 		/** The request's part of the reply (see {@link #split}). */
 		final CompletableFuture<ReplyPart> reply = new CompletableFuture<>();
 
@@ -55,10 +58,11 @@ final class Coalescer {
 
 		volatile @Nullable Batch batch;
 
-		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline) {
+		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg) {
 			this.acquisitions = acquisitions;
 			this.keys = keys;
 			this.serverDeadline = serverDeadline;
+			this.deadlineArg = deadlineArg;
 		}
 
 	}

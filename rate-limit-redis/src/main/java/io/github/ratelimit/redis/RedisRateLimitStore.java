@@ -729,7 +729,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 */
 	private ReplyPart coalesced(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
 			long serverDeadline, long deadline) throws Exception {
-		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline);
+		// The deadline's argument is written here, on the caller's thread, not on the client's one that sends batches.
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline,
+				(serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline));
 		this.coalescer.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
 		try {
 			return pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
@@ -814,11 +816,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		args[4] = number(limits.size());
 		int i = 5;
 		for (Limit limit : limits) {
-			args[i++] = bytes(limit.algorithm().id());
-			args[i++] = number(limit.limit());
-			args[i++] = number(micros(limit.period().toNanos()));
-			args[i++] = number(limit.burst());
-			args[i++] = number(micros(limit.emissionIntervalNanos()));
+			byte[][] encoded = limitArgs(limit);
+			System.arraycopy(encoded, 0, args, i, encoded.length);
+			i += encoded.length;
 		}
 		args[i++] = number(shapeCount);
 		for (int shape = 0; shape < shapeCount; shape++) {
@@ -831,13 +831,30 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		for (Coalescer.Pending pending : requests) {
 			System.arraycopy(pending.keys, 0, keys, k, pending.keys.length);
 			k += pending.keys.length;
-			args[i++] = (pending.serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(pending.serverDeadline);
+			args[i++] = pending.deadlineArg;
 			args[i++] = number(pending.acquisitions.size());
 			for (int j = 0; j < pending.acquisitions.size(); j++) {
 				args[i++] = number(shapeOf[a++] + 1);
 			}
 		}
 		return this.runner.send(this.scripts.forAcquisitions(all), keys, args);
+	}
+
+	/** The last limit a batch carried and its 5 arguments: most batches carry the same one. */
+	private volatile @Nullable EncodedLimit lastLimit;
+
+	private record EncodedLimit(Limit limit, byte[][] args) {
+	}
+
+	private byte[][] limitArgs(Limit limit) {
+		EncodedLimit last = this.lastLimit;
+		if (last != null && (last.limit() == limit || last.limit().equals(limit))) {
+			return last.args();
+		}
+		byte[][] args = { bytes(limit.algorithm().id()), number(limit.limit()), number(micros(limit.period().toNanos())),
+				number(limit.burst()), number(micros(limit.emissionIntervalNanos())) };
+		this.lastLimit = new EncodedLimit(limit, args);
+		return args;
 	}
 
 	private static int indexOf(List<Limit> limits, Limit limit) {
@@ -1281,7 +1298,16 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	private static byte[] number(long value) {
-		return bytes(Long.toString(value));
+		return (value >= 0 && value < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) value] : bytes(Long.toString(value));
+	}
+
+	/** The arguments of small numbers (counts, indexes, costs), shared: Lettuce only reads them. */
+	private static final byte[][] SMALL_NUMBERS = new byte[1024][];
+
+	static {
+		for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+			SMALL_NUMBERS[i] = bytes(Integer.toString(i));
+		}
 	}
 
 	private static byte[] bytes(String value) {

@@ -71,7 +71,7 @@ public final class HttpOverheadSection implements Section {
 
 	private static Plan plan(boolean quick) {
 		return quick ? new Plan(1, 1, Duration.ofSeconds(2), 1, Duration.ofSeconds(3))
-				: new Plan(3, 8, Duration.ofSeconds(6), 5, Duration.ofSeconds(6));
+				: new Plan(3, 10, Duration.ofSeconds(6), 5, Duration.ofSeconds(6));
 	}
 
 	/**
@@ -185,8 +185,10 @@ public final class HttpOverheadSection implements Section {
 				}
 			}
 			SectionResult result = result(on, off);
-			result.note("Warm-up: " + warmOn.size() + " rounds of " + plan.warmup().toSeconds()
-					+ " s per app; CPU µs per request per round, on: " + micros(warmOn) + "; off: " + micros(warmOff) + ".");
+			boolean settled = settled(warmOn) && settled(warmOff);
+			result.note("Warm-up: " + warmOn.size() + " rounds of " + plan.warmup().toSeconds() + " s per app, "
+					+ (settled ? "settled" : "NOT settled (the windows include JIT compilation; measure again)")
+					+ "; CPU µs per request per round, on: " + micros(warmOn) + "; off: " + micros(warmOff) + ".");
 			result.note("Other processes took " + String.join(", ", foreign.stream().map(CpuMeter::percent).toList())
 					+ " of the CPUs during the windows.");
 			return result;

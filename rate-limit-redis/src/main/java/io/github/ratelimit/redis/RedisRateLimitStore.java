@@ -155,6 +155,12 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	/** How long start-up waits for the first answer with fail-fast: longer than a connect timeout on a slow network. */
 	private static final Duration FAIL_FAST_CHECK = Duration.ofSeconds(10);
 
+	/** The start-up check's attempts at most, when the connection fails before Redis answers. */
+	private static final int STARTUP_ATTEMPTS = 3;
+
+	/** The pause between two attempts of the start-up check. */
+	private static final Duration STARTUP_RETRY = Duration.ofMillis(100);
+
 	private static final int MAX_NODES = 1024;
 
 	private static final String CREDENTIALS_ACTION = "set spring.data.redis.username and spring.data.redis.password "
@@ -952,12 +958,29 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		Acquisition probe = new Acquisition("start-up-check", Limit.builder().limit(1).period(Duration.ofSeconds(1)).build(),
 				"", 1);
 		Thread thread = new Thread(() -> {
+			long deadline = System.nanoTime() + wait.toNanos();
 			try {
-				long sent = System.nanoTime();
-				List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)), keys(List.of(probe)),
-						args(List.of(probe), PEEK, ServerClock.NONE, null), sent + wait.toNanos(), null);
-				learnClock(node(keys(List.of(probe))[0]), sent, reply);
-				result.complete(null);
+				for (int attempt = 1;; attempt++) {
+					long sent = System.nanoTime();
+					try {
+						List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)),
+								keys(List.of(probe)), args(List.of(probe), PEEK, ServerClock.NONE, null), deadline, null);
+						learnClock(node(keys(List.of(probe))[0]), sent, reply);
+						result.complete(null);
+						return;
+					}
+					catch (Exception ex) {
+						// A connection lost while it was being set up (the client reports no answer of Redis'
+						// own) is tried twice more while the wait lasts, so that a refused password is reported
+						// as such rather than as an outage.
+						RedisError error = RedisError.of(ex);
+						if (error.kind() != RedisError.Kind.UNREACHABLE || "TIMEOUT".equals(error.code())
+								|| attempt == STARTUP_ATTEMPTS || deadline - System.nanoTime() < STARTUP_RETRY.toNanos() * 2) {
+							throw ex;
+						}
+						Thread.sleep(STARTUP_RETRY.toMillis());
+					}
+				}
 			}
 			catch (Exception ex) {
 				RedisError error = RedisError.of(ex);

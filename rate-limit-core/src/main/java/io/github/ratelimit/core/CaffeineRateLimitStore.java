@@ -113,17 +113,41 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		this.executor = executor;
 	}
 
-	private static final Operation ACQUIRE = (state, now, acquisition) -> state.tryAcquire(now, acquisition.cost(),
-			acquisition.maxWaitNanos());
+	private static final Operation ACQUIRE = (state, now, cost, maxWaitNanos) -> state.tryAcquire(now, cost,
+			maxWaitNanos);
 
-	private static final Operation RELEASE = (state, now, acquisition) -> state.release(now, acquisition.cost());
+	private static final Operation RELEASE = (state, now, cost, maxWaitNanos) -> state.release(now, cost);
 
+	/**
+	 * Decides on a tracked key in one quiet read and one operation on its state; anything else (a key
+	 * not tracked, a state of another limit, an entry to be kept longer, a retired state) takes the full
+	 * path. Small on purpose, so that it inlines into the caller and the acquisition need not be
+	 * allocated; the slow path takes its fields, never the acquisition itself.
+	 */
 	@Override
 	public Decision tryAcquire(Acquisition acquisition) {
-		if (isConcurrency(acquisition)) {
+		Limit limit = acquisition.limit();
+		if (limit.algorithm() == Algorithm.CONCURRENCY) {
 			return concurrencyTable(acquisition.limitId()).tryAcquire(acquisition);
 		}
-		return decide(acquisition, true, ACQUIRE);
+		Table table = table(acquisition.limitId());
+		String key = acquisition.key();
+		long cost = acquisition.cost();
+		long maxWaitNanos = acquisition.maxWaitNanos();
+		// A quiet read: no read buffer, no maintenance, no expiry recomputed. Its snapshot time is the
+		// decision's clock (one clock read), and its expiry tells whether the entry must be kept longer.
+		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(key);
+		if (entry != null) {
+			LimiterState state = entry.getValue();
+			long now = entry.snapshotAt();
+			if (state.limit() == limit && entry.expiresAt() - now >= neededNanos(limit, maxWaitNanos)) {
+				Decision decision = state.tryAcquire(now, cost, maxWaitNanos);
+				if (decision != null) {
+					return decision;
+				}
+			}
+		}
+		return decide(table, key, limit, cost, maxWaitNanos, true, ACQUIRE);
 	}
 
 	/**
@@ -140,7 +164,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		String key = acquisition.key();
 		while (true) {
 			// Quiet: a check changes no state, so it never needs the entry kept longer.
-			Policy.CacheEntry<String, LimiterState> entry = table.states.policy().getEntryIfPresentQuietly(key);
+			Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(key);
 			LimiterState state;
 			long now;
 			if (entry != null) {
@@ -169,7 +193,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		if (isConcurrency(acquisition)) {
 			return concurrencyTable(acquisition.limitId()).release(acquisition);
 		}
-		return decide(acquisition, false, RELEASE);
+		return decide(table(acquisition.limitId()), acquisition.key(), acquisition.limit(), acquisition.cost(),
+				acquisition.maxWaitNanos(), false, RELEASE);
 	}
 
 	/**
@@ -288,36 +313,33 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * Applies an operation to the key's state: the tracked one; else a new one when the table has room
 	 * and the key's overflow budget is fresh (only when {@code mayTrack}); else the overflow budget.
 	 */
-	private Decision decide(Acquisition acquisition, boolean mayTrack, Operation op) {
-		Table table = table(acquisition.limitId());
+	private Decision decide(Table table, String key, Limit limit, long cost, long maxWaitNanos, boolean mayTrack,
+			Operation op) {
 		while (true) {
 			// null: the state met was retired by a change of the key's limit, and its successor decides;
 			// or its entry expired before it could be kept longer, and the next attempt finds it gone.
-			Decision decision = decide(table, acquisition, mayTrack, op);
+			Decision decision = decideOnce(table, key, limit, cost, maxWaitNanos, mayTrack, op);
 			if (decision != null) {
 				return decision;
 			}
 		}
 	}
 
-	private @Nullable Decision decide(Table table, Acquisition acquisition, boolean mayTrack, Operation op) {
-		String key = acquisition.key();
-		// A quiet read: no read buffer, no maintenance, no expiry recomputed. Its snapshot time is the
-		// decision's clock (one clock read), and its expiry tells whether the entry must be kept longer.
-		Policy.CacheEntry<String, LimiterState> entry = table.states.policy().getEntryIfPresentQuietly(key);
+	private @Nullable Decision decideOnce(Table table, String key, Limit limit, long cost, long maxWaitNanos,
+			boolean mayTrack, Operation op) {
+		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(key);
 		if (entry != null) {
 			LimiterState held = entry.getValue();
 			long now = entry.snapshotAt();
-			if (entry.expiresAt() - now < neededNanos(acquisition) && !table.keep(key, acquisition)) {
+			if (entry.expiresAt() - now < neededNanos(limit, maxWaitNanos) && !table.keep(key, limit, maxWaitNanos)) {
 				return null;
 			}
-			LimiterState state = table.current(key, held, acquisition.limit(), this.clock);
-			return op.apply(state, (state != held) ? this.clock.nanos() : now, acquisition);
+			LimiterState state = table.current(key, held, limit, this.clock);
+			return op.apply(state, (state != held) ? this.clock.nanos() : now, cost, maxWaitNanos);
 		}
 		if (table.isFull()) {
 			table.expireStates(this.clock.nanos());
 		}
-		Limit limit = acquisition.limit();
 		LimiterState state;
 		Decision[] byOverflow = new Decision[1];
 		state = table.states.get(key, (k) -> {
@@ -336,26 +358,26 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			if (mayTrack) {
 				table.overflowDecisions.increment();
 			}
-			byOverflow[0] = op.apply(overflow, now, acquisition);
+			byOverflow[0] = op.apply(overflow, now, cost, maxWaitNanos);
 			return null;
 		});
 		if (state == null) {
 			return byOverflow[0];
 		}
-		if (acquisition.maxWaitNanos() > 0 && !table.keep(key, acquisition)) {
+		if (maxWaitNanos > 0 && !table.keep(key, limit, maxWaitNanos)) {
 			// Created (or found) with the idle time of its limit: a reservation ahead needs longer.
 			return null;
 		}
-		return op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), acquisition);
+		return op.apply(table.current(key, state, limit, this.clock), this.clock.nanos(), cost, maxWaitNanos);
 	}
 
 	/**
-	 * The time an entry must still have before it may expire, when an operation of this acquisition
+	 * The time an entry must still have before it may expire, when an operation of this limit and wait
 	 * starts: whatever the operation does, the state is fresh again within the limit's idle time plus
 	 * the wait it may reserve; half the slack is kept on top.
 	 */
-	private static long neededNanos(Acquisition acquisition) {
-		return untilFresh(acquisition) + SLACK_NANOS / 2;
+	private static long neededNanos(Limit limit, long maxWaitNanos) {
+		return untilFresh(limit, maxWaitNanos) + SLACK_NANOS / 2;
 	}
 
 	/**
@@ -363,21 +385,20 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * the idle time, so that a busy key is kept longer at most once per half second (or per sixteenth of
 	 * its idle time, when that is longer) instead of on every read.
 	 */
-	private static long keptNanos(Acquisition acquisition) {
-		return untilFresh(acquisition) + SLACK_NANOS + Math.min(acquisition.limit().idleNanosUntilFresh(), HORIZON_NANOS) / 16;
+	private static long keptNanos(Limit limit, long maxWaitNanos) {
+		return untilFresh(limit, maxWaitNanos) + SLACK_NANOS + Math.min(limit.idleNanosUntilFresh(), HORIZON_NANOS) / 16;
 	}
 
 	/** The idle time plus the wait, at most {@link #HORIZON_NANOS} (so both sums stay within Caffeine's range). */
-	private static long untilFresh(Acquisition acquisition) {
-		long idle = acquisition.limit().idleNanosUntilFresh();
-		long wait = acquisition.maxWaitNanos();
-		return (idle >= HORIZON_NANOS || wait >= HORIZON_NANOS - idle) ? HORIZON_NANOS : idle + wait;
+	private static long untilFresh(Limit limit, long maxWaitNanos) {
+		long idle = limit.idleNanosUntilFresh();
+		return (idle >= HORIZON_NANOS || maxWaitNanos >= HORIZON_NANOS - idle) ? HORIZON_NANOS : idle + maxWaitNanos;
 	}
 
 	@FunctionalInterface
 	private interface Operation {
 
-		@Nullable Decision apply(LimiterState state, long nowNanos, Acquisition acquisition);
+		@Nullable Decision apply(LimiterState state, long nowNanos, long cost, long maxWaitNanos);
 
 	}
 
@@ -396,6 +417,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		private final Cache<String, LimiterState> states;
 
 		private final Cache<String, LimiterState> removedButReachable;
+
+		private final Policy<String, LimiterState> policy;
 
 		private final Policy.VarExpiration<String, LimiterState> expiration;
 
@@ -426,7 +449,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 					}
 				})
 				.build();
-			this.expiration = this.states.policy().expireVariably().orElseThrow();
+			this.policy = this.states.policy();
+			this.expiration = this.policy.expireVariably().orElseThrow();
 		}
 
 		/**
@@ -435,10 +459,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		 * @return whether the entry now has what the operation needs; {@code false} when it expired first
 		 * (then nothing may be decided on the state it held: ask again)
 		 */
-		boolean keep(String key, Acquisition acquisition) {
-			this.expiration.setExpiresAfter(key, keptNanos(acquisition), TimeUnit.NANOSECONDS);
-			Policy.CacheEntry<String, LimiterState> entry = this.states.policy().getEntryIfPresentQuietly(key);
-			return entry != null && entry.expiresAt() - entry.snapshotAt() >= neededNanos(acquisition);
+		boolean keep(String key, Limit limit, long maxWaitNanos) {
+			this.expiration.setExpiresAfter(key, keptNanos(limit, maxWaitNanos), TimeUnit.NANOSECONDS);
+			Policy.CacheEntry<String, LimiterState> entry = this.policy.getEntryIfPresentQuietly(key);
+			return entry != null && entry.expiresAt() - entry.snapshotAt() >= neededNanos(limit, maxWaitNanos);
 		}
 
 		boolean isFull() {

@@ -16,9 +16,11 @@ public final class Decision {
 
 	private final long nextNanos;
 
-	private final long retryAfterNanos;
-
-	private final long waitNanos;
+	/**
+	 * The retry-after of a rejection, the wait of an allowed request: never both, so one field (a
+	 * decision is allocated per request; this keeps it at 56 bytes instead of 64).
+	 */
+	private final long afterNanos;
 
 	private Decision(boolean allowed, long limit, long remaining, long resetNanos, long nextNanos,
 			long retryAfterNanos, long waitNanos) {
@@ -27,8 +29,7 @@ public final class Decision {
 		this.remaining = remaining;
 		this.resetNanos = resetNanos;
 		this.nextNanos = Math.max(0, nextNanos);
-		this.retryAfterNanos = retryAfterNanos;
-		this.waitNanos = waitNanos;
+		this.afterNanos = allowed ? waitNanos : retryAfterNanos;
 	}
 
 	/**
@@ -160,7 +161,7 @@ public final class Decision {
 	 * @return nanoseconds
 	 */
 	public long retryAfterNanos() {
-		return this.retryAfterNanos;
+		return this.allowed ? 0 : this.afterNanos;
 	}
 
 	/**
@@ -168,14 +169,14 @@ public final class Decision {
 	 * @return nanoseconds
 	 */
 	public long waitNanos() {
-		return this.waitNanos;
+		return this.allowed ? this.afterNanos : 0;
 	}
 
 	@Override
 	public boolean equals(Object other) {
 		return (other instanceof Decision that) && this.allowed == that.allowed && this.limit == that.limit
 				&& this.remaining == that.remaining && this.resetNanos == that.resetNanos
-				&& this.nextNanos == that.nextNanos && this.retryAfterNanos == that.retryAfterNanos && this.waitNanos == that.waitNanos;
+				&& this.nextNanos == that.nextNanos && this.afterNanos == that.afterNanos;
 	}
 
 	@Override
@@ -186,7 +187,7 @@ public final class Decision {
 	@Override
 	public String toString() {
 		return (this.allowed ? "allowed" : "rejected") + "(limit=" + this.limit + ", remaining=" + this.remaining
-				+ ", resetNanos=" + this.resetNanos + ", nextNanos=" + this.nextNanos + ", retryAfterNanos=" + this.retryAfterNanos + ", waitNanos="
-				+ this.waitNanos + ")";
+				+ ", resetNanos=" + this.resetNanos + ", nextNanos=" + this.nextNanos + ", retryAfterNanos=" + retryAfterNanos() + ", waitNanos="
+				+ waitNanos() + ")";
 	}
 }

@@ -39,8 +39,8 @@ final class TokenBucket extends GcraState {
 		long interval = this.limit.emissionIntervalNanos();
 		long tolerance = this.limit.toleranceNanos();
 		long increment = cost * interval;
+		long tat = (long) TAT.getVolatile(this);
 		while (true) {
-			long tat = (long) TAT.getVolatile(this);
 			if (tat == RETIRED) {
 				return null;
 			}
@@ -53,13 +53,17 @@ final class TokenBucket extends GcraState {
 				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
 						untilNext(base - nowNanos), wait);
 			}
-			if (TAT.compareAndSet(this, tat, newTat)) {
+			// A failed exchange hands back the value that beat it, with the cache line already held for
+			// the next attempt: no second read between two threads racing on one key.
+			long witness = (long) TAT.compareAndExchange(this, tat, newTat);
+			if (witness == tat) {
 				if (wait <= 0) {
 					return Decision.allowed(this.limit.limit(), (tolerance - used) / interval, used, untilNext(used));
 				}
 				// Reserved ahead (delay mode): the request proceeds once its tokens have refilled.
 				return Decision.delayed(this.limit.limit(), 0, used, untilNext(used), wait);
 			}
+			tat = witness;
 		}
 	}
 }

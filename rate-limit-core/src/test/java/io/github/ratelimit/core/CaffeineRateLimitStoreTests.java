@@ -141,6 +141,41 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void anEqualLimitOfAnotherObjectSpendsTheSameBudget() {
+		// The quick path goes by the limit's identity; an equal limit built again (another policy
+		// instance, a plan read twice) takes the full path and must still meet the same state.
+		Limit again = Limit.builder().limit(3).period(Duration.ofSeconds(30)).build();
+		assertThat(again).isEqualTo(this.limit).isNotSameAs(this.limit);
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		Acquisition aliceAgain = new Acquisition("api", again, "alice", 1);
+		assertThat(this.store.tryAcquire(alice).remaining()).isEqualTo(2);
+		assertThat(this.store.tryAcquire(aliceAgain).remaining()).isEqualTo(1);
+		assertThat(this.store.tryAcquire(alice).remaining()).isZero();
+		assertThat(this.store.tryAcquire(aliceAgain).isAllowed()).as("one budget of 3").isFalse();
+		assertThat(this.store.tryAcquire(alice).isAllowed()).isFalse();
+	}
+
+	@Test
+	void aReservationOnAKeyFirstSeenWithoutWaitsKeepsItUntilItHasRefilled() {
+		// The entry was made for the limit's idle time alone (30 s plus the slack); a request that may
+		// wait 60 s needs it kept for that long too, though it finds the entry on the quick path.
+		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
+		assertThat(drain(alice)).isEqualTo(3);
+		Acquisition queued = new Acquisition("api", this.limit, "alice", 1, Duration.ofSeconds(60).toNanos());
+		for (int i = 0; i < 6; i++) {
+			assertThat(this.store.tryAcquire(queued).waitNanos()).isPositive();
+		}
+		// 35 s later: past the entry's first expiry, 25 s of reservations still ahead.
+		this.clock.advance(Duration.ofSeconds(35));
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("kept while reservations are pending").isEqualTo(1);
+		assertThat(this.store.tryAcquire(alice).isAllowed()).isFalse();
+		this.clock.advance(Duration.ofSeconds(60));
+		this.store.cleanUp();
+		assertThat(this.store.size()).as("forgotten once whole again").isZero();
+	}
+
+	@Test
 	void aCheckKeepsNoKeyLongerThanItsStateNeeds() {
 		Acquisition alice = new Acquisition("api", this.limit, "alice", 1);
 		drain(alice);

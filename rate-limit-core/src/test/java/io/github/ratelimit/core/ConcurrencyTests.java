@@ -59,6 +59,25 @@ public class ConcurrencyTests {
 	}
 
 	/**
+	 * Half the threads ask with an equal limit built again (another object, so the store's quick path,
+	 * which goes by identity, sends them the full way): one key, one budget, exactly its 1000.
+	 */
+	@Test
+	void sixtyFourThreadsWithEqualLimitsOfDistinctObjectsSpendExactlyOneBudget() throws Exception {
+		ManualClock clock = new ManualClock();
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, clock);
+		Acquisition first = new Acquisition("api", Limit.builder().limit(1000).period(Duration.ofHours(1)).build(),
+				"one-key", 1);
+		Acquisition again = new Acquisition("api", Limit.builder().limit(1000).period(Duration.ofHours(1)).build(),
+				"one-key", 1);
+		AtomicInteger attempt = new AtomicInteger();
+		AtomicInteger allowed = hammer(THREADS, 100,
+				() -> store.tryAcquire((attempt.incrementAndGet() % 2 == 1) ? first : again).isAllowed());
+		assertThat(allowed.get()).isEqualTo(1000);
+		assertThat(store.peek(first).remaining()).isZero();
+	}
+
+	/**
 	 * The moment an idle key's state expires is the moment its next requests arrive: threads that raced
 	 * with the removal and threads that came after must still spend one budget.
 	 */

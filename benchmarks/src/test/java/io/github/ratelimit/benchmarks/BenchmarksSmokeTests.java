@@ -197,6 +197,44 @@ class BenchmarksSmokeTests {
 	}
 
 	@Test
+	void theHttpFiguresAreTheMedianWindowsSoThatOneColdOrDisturbedWindowDoesNotMoveThem() {
+		// Today's first window with the limiter, before the JIT had compiled its path, was half the others.
+		List<HttpOverheadSection.Window> on = List.of(window(7_232, 45.0), window(13_360, 30.2), window(13_468, 30.0));
+		List<HttpOverheadSection.Window> off = List.of(window(14_220, 29.0), window(15_454, 28.1), window(15_664, 28.0));
+		SectionResult http = HttpOverheadSection.result(on, off);
+		assertThat(http.find("requests/s", HttpOverheadSection.ENABLED).value()).isEqualTo(13_360);
+		assertThat(http.find("requests/s", HttpOverheadSection.DISABLED).value()).isEqualTo(15_454);
+		assertThat(http.find(HttpOverheadSection.CPU_PER_REQUEST, HttpOverheadSection.ENABLED).value()).isEqualTo(30.2);
+		assertThat(http.comparisons()).anySatisfy((c) -> {
+			assertThat(c.figure()).isEqualTo(HttpOverheadSection.CPU_PER_REQUEST);
+			assertThat(c.ratio()).isCloseTo(30.2 / 28.1, org.assertj.core.data.Offset.offset(1e-9));
+		});
+		assertThat(http.notes()).anySatisfy((n) -> assertThat(n).contains("on/off per round: 0.51, 0.86, 0.86"));
+		// Without a CPU time (not Linux), no CPU figure.
+		SectionResult unknown = HttpOverheadSection.result(List.of(new HttpOverheadSection.Window(load(1000))),
+				List.of(new HttpOverheadSection.Window(load(1000))));
+		assertThat(unknown.find(HttpOverheadSection.CPU_PER_REQUEST, HttpOverheadSection.ENABLED)).isNull();
+	}
+
+	@Test
+	void warmingUpStopsOnceTheCpuTimePerRequestHasSettled() {
+		assertThat(HttpOverheadSection.settled(List.of(2265.8))).isFalse();
+		assertThat(HttpOverheadSection.settled(List.of(2265.8, 848.0, 470.1))).isFalse();
+		assertThat(HttpOverheadSection.settled(List.of(470.1, 98.5, 96.0))).isTrue();
+		assertThat(HttpOverheadSection.settled(List.of(98.5, 90.0))).isFalse();
+		assertThat(HttpOverheadSection.settled(List.of(Double.NaN))).isTrue();
+		assertThat(HttpOverheadSection.halfInterquartileRange(new double[] { 1, 2, 3, 4, 5 })).isEqualTo(1);
+	}
+
+	private static HttpOverheadSection.Window window(double requestsPerSecond, double cpuMicros) {
+		return new HttpOverheadSection.Window(load(requestsPerSecond), cpuMicros);
+	}
+
+	private static LoadGenerator.LoadResult load(double requestsPerSecond) {
+		return new LoadGenerator.LoadResult((long) (requestsPerSecond * 8), 8, 0, 1.0, 3.0);
+	}
+
+	@Test
 	void wrkOutputIsRead() {
 		String output = """
 				Running 8s test @ http://127.0.0.1:40000/api/hello
@@ -253,8 +291,8 @@ class BenchmarksSmokeTests {
 			.add(new Measurement(RedisMemory.figure("token-bucket"), "Bucket4j", 200, "B"))
 			.add(new Measurement(RedisMemory.figure("fixed-window"), "ours", 80, "B"));
 		SectionResult http = HttpOverheadSection.result(
-				List.of(new LoadGenerator.LoadResult(100_000, 8, 0, 0.8, 3.1)),
-				List.of(new LoadGenerator.LoadResult(102_000, 8, 0, 0.78, 3.0)));
+				List.of(new HttpOverheadSection.Window(new LoadGenerator.LoadResult(100_000, 8, 0, 0.8, 3.1))),
+				List.of(new HttpOverheadSection.Window(new LoadGenerator.LoadResult(102_000, 8, 0, 0.78, 3.0))));
 		Settings settings = new Settings(true, directory, directory.resolve("chart.png"), directory, directory, 0);
 		List<SectionOutcome> outcomes = List.of(new SectionOutcome(new LocalDecisionSection(), local, null, 1),
 				new SectionOutcome(ScalingSection.byKeys(), keys, null, 1),

@@ -111,6 +111,15 @@ public final class SampleApp implements AutoCloseable {
 		return new Http(this.port).get(path);
 	}
 
+	/**
+	 * Returns the CPU time the app's process has used so far (all its threads: request threads, JIT
+	 * compilers, GC), as the operating system counts it.
+	 * @return nanoseconds, or {@code -1} when the platform does not tell
+	 */
+	public long cpuNanos() {
+		return this.process.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
+	}
+
 	private String logTail() throws IOException {
 		List<String> lines = Files.readAllLines(this.log, StandardCharsets.UTF_8);
 		return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));

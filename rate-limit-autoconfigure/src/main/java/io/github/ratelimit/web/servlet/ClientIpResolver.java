@@ -210,6 +210,14 @@ final class ClientIpResolver {
 	 * reports one that is not an IP literal; or {@code "unknown"} if it reports none
 	 */
 	public String resolve(HttpServletRequest request) {
+		if (this.source == ClientIpSource.CONNECTION && this.trustedProxies.isEmpty() && this.ipv4Prefix == 32) {
+			// The connection's peer is the client, and its canonical IPv4 text is its key as it is: no
+			// parsing into an address and formatting back.
+			String peer = peerText(connectionRequest(request));
+			if (peer != null && InetAddresses.isCanonicalIpv4(peer)) {
+				return peer;
+			}
+		}
 		InetAddress address = resolveAddress(request);
 		if (address != null) {
 			return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);

@@ -84,6 +84,44 @@ final class InetAddresses {
 	}
 
 	/**
+	 * Tells whether a text is an IPv4 address in canonical dotted decimal (four decimal octets of
+	 * 0-255, no leading zeros, nothing else): then {@link #format} of its address is the text itself.
+	 * @param text a text
+	 * @return {@code true} for e.g. {@code 203.0.113.7}; {@code false} for {@code 203.0.113.07},
+	 * {@code " 203.0.113.7"}, {@code 203.0.113.7:80} or any IPv6 literal
+	 */
+	static boolean isCanonicalIpv4(String text) {
+		int length = text.length();
+		if (length < 7 || length > 15) {
+			return false;
+		}
+		int octets = 0;
+		int value = 0;
+		int digits = 0;
+		for (int i = 0; i <= length; i++) {
+			char c = (i < length) ? text.charAt(i) : '.';
+			if (c == '.') {
+				if (digits == 0 || value > 255) {
+					return false;
+				}
+				octets++;
+				value = 0;
+				digits = 0;
+			}
+			else if (c >= '0' && c <= '9') {
+				if ((digits > 0 && value == 0) || ++digits > 3) {
+					return false;
+				}
+				value = value * 10 + (c - '0');
+			}
+			else {
+				return false;
+			}
+		}
+		return octets == 4;
+	}
+
+	/**
 	 * Parses one hop of a forwarding header, or a remote address reported by a container: an address
 	 * literal as {@link #parse(String)} accepts it, optionally with a port ({@code 1.2.3.4:80},
 	 * {@code [::1]:80}) and, for IPv6, a zone id ({@code fe80::1%eth0}, {@code [fe80::1%eth0]:80});

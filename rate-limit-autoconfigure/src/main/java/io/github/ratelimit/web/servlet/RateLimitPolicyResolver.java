@@ -29,6 +29,9 @@ final class RateLimitPolicyResolver {
 
 	private final boolean countsLater;
 
+	/** Each rule's policies, each budget once (as {@link #add} keeps them): what a request matching only that rule gets. */
+	private final List<List<RateLimitPolicy>> rulePolicies;
+
 	/**
 	 * Creates the resolver.
 	 * @param rules the path rules, in configuration order
@@ -40,6 +43,15 @@ final class RateLimitPolicyResolver {
 		this.countsLater = this.rules.stream()
 			.flatMap((rule) -> rule.policies().stream())
 			.anyMatch((policy) -> policy.count() != CountMode.ALL);
+		List<List<RateLimitPolicy>> rulePolicies = new ArrayList<>(this.rules.size());
+		for (PathRule rule : this.rules) {
+			List<RateLimitPolicy> distinct = new ArrayList<>(rule.policies().size());
+			for (RateLimitPolicy policy : rule.policies()) {
+				add(distinct, policy);
+			}
+			rulePolicies.add(List.copyOf(distinct));
+		}
+		this.rulePolicies = rulePolicies;
 	}
 
 	/**
@@ -81,15 +93,32 @@ final class RateLimitPolicyResolver {
 		if (this.rules.isEmpty()) {
 			return annotated;
 		}
-		List<RateLimitPolicy> result = new ArrayList<>(2);
 		PathContainer within = pathWithinApplication(request);
 		String method = request.getMethod();
-		for (PathRule rule : this.rules) {
-			if (rule.matches(method, within)) {
-				rule.policies().forEach((policy) -> add(result, policy));
+		// One matching rule and no annotation (the common case): that rule's list as it is, no copy.
+		List<RateLimitPolicy> matched = List.of();
+		List<RateLimitPolicy> merged = null;
+		for (int i = 0; i < this.rules.size(); i++) {
+			if (this.rules.get(i).matches(method, within)) {
+				List<RateLimitPolicy> policies = this.rulePolicies.get(i);
+				if (matched.isEmpty()) {
+					matched = policies;
+				}
+				else {
+					merged = addAll((merged != null) ? merged : new ArrayList<>(matched), policies);
+				}
 			}
 		}
-		annotated.forEach((policy) -> add(result, policy));
+		if (!annotated.isEmpty()) {
+			merged = addAll((merged != null) ? merged : new ArrayList<>(matched), annotated);
+		}
+		return (merged != null) ? merged : matched;
+	}
+
+	private static List<RateLimitPolicy> addAll(List<RateLimitPolicy> result, List<RateLimitPolicy> policies) {
+		for (int i = 0; i < policies.size(); i++) {
+			add(result, policies.get(i));
+		}
 		return result;
 	}
 
@@ -98,8 +127,8 @@ final class RateLimitPolicyResolver {
 	 * the dispatcher parsed when it has, else parsed here (and not left on the request).
 	 */
 	private static PathContainer pathWithinApplication(HttpServletRequest request) {
-		if (ServletRequestPathUtils.hasParsedRequestPath(request)) {
-			RequestPath parsed = ServletRequestPathUtils.getParsedRequestPath(request);
+		// One attribute read (hasParsedRequestPath, then getParsedRequestPath, would read it twice).
+		if (request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE) instanceof RequestPath parsed) {
 			PathContainer within = parsed.pathWithinApplication();
 			// A servlet mapped by prefix parses the path within the servlet; take the whole path then.
 			if (parsed.contextPath().value().length() + within.value().length() == parsed.value().length()) {

@@ -25,6 +25,9 @@ final class RequestDecision implements RateLimitResult {
 
 	private final long retryAfterSeconds;
 
+	/** The longest wait of the decisions of an allowed request (delay mode); 0 when rejected. */
+	private final long waitNanos;
+
 	/** The slots of concurrency limits the request holds until its response is complete. */
 	private final List<Acquisition> slots;
 
@@ -50,14 +53,18 @@ final class RequestDecision implements RateLimitResult {
 		this.decisions = List.copyOf(decisions);
 		boolean allowed = true;
 		long retryAfterNanos = 0;
-		for (Decision decision : this.decisions) {
+		long waitNanos = 0;
+		for (int i = 0; i < this.decisions.size(); i++) {
+			Decision decision = this.decisions.get(i);
 			allowed &= decision.isAllowed();
+			waitNanos = Math.max(waitNanos, decision.waitNanos());
 			retryAfterNanos = Math.max(retryAfterNanos, decision.retryAfterNanos());
 			if (!decision.isAllowed()) {
 				retryAfterNanos = Math.max(retryAfterNanos, decision.nextNanos());
 			}
 		}
 		this.allowed = allowed;
+		this.waitNanos = allowed ? waitNanos : 0;
 		// Computed once: the header and the problem body both say it.
 		this.retryAfterSeconds = allowed ? 0 : Math.max(1, seconds(retryAfterNanos));
 		this.deferred = List.copyOf(deferred);
@@ -145,14 +152,7 @@ final class RequestDecision implements RateLimitResult {
 	 * @return nanoseconds; 0 when it proceeds at once or was rejected
 	 */
 	public long waitNanos() {
-		if (!this.allowed) {
-			return 0;
-		}
-		long nanos = 0;
-		for (Decision decision : this.decisions) {
-			nanos = Math.max(nanos, decision.waitNanos());
-		}
-		return nanos;
+		return this.waitNanos;
 	}
 
 	/**

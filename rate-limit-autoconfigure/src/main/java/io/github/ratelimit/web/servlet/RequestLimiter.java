@@ -120,8 +120,8 @@ final class RequestLimiter {
 			}
 		}
 		List<Acquisition> acquisitions = new ArrayList<>(enforced.size());
-		for (RateLimitPolicy policy : enforced) {
-			acquisitions.add(policy.acquisition(request));
+		for (int i = 0; i < enforced.size(); i++) {
+			acquisitions.add(enforced.get(i).acquisition(request));
 		}
 		List<Decision> decisions = evaluate(enforced, acquisitions);
 		if (decisions == null) {
@@ -222,7 +222,8 @@ final class RequestLimiter {
 
 	private static boolean mustWait(List<Decision> decisions) {
 		boolean wait = false;
-		for (Decision decision : decisions) {
+		for (int i = 0; i < decisions.size(); i++) {
+			Decision decision = decisions.get(i);
 			if (!decision.isAllowed()) {
 				return false;
 			}
@@ -320,13 +321,13 @@ final class RequestLimiter {
 		}
 		long start = System.nanoTime();
 		try {
-			List<Acquisition> later = new ArrayList<>(0);
+			if (!anyCountsLater(policies)) {
+				return this.store.tryAcquireAll(acquisitions);
+			}
+			List<Acquisition> later = new ArrayList<>(policies.size());
 			List<Acquisition> now = new ArrayList<>(policies.size());
 			for (int i = 0; i < policies.size(); i++) {
 				((policies.get(i).count() == CountMode.ALL) ? now : later).add(acquisitions.get(i));
-			}
-			if (later.isEmpty()) {
-				return this.store.tryAcquireAll(acquisitions);
 			}
 			List<Decision> checked = this.store.checkAll(later);
 			List<Decision> taken = List.of();
@@ -352,8 +353,17 @@ final class RequestLimiter {
 	}
 
 	private static boolean anyShadow(List<RateLimitPolicy> policies) {
-		for (RateLimitPolicy policy : policies) {
-			if (policy.shadow()) {
+		for (int i = 0; i < policies.size(); i++) {
+			if (policies.get(i).shadow()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static boolean anyCountsLater(List<RateLimitPolicy> policies) {
+		for (int i = 0; i < policies.size(); i++) {
+			if (policies.get(i).count() != CountMode.ALL) {
 				return true;
 			}
 		}

@@ -173,4 +173,31 @@ class InetAddressesTests {
 		assertThat(InetAddresses.formatNetwork(InetAddresses.parse("::1"), 32, 64)).isEqualTo("::/64");
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "1.2.3.4", "0.0.0.0", "255.255.255.255", "127.0.0.1", "10.20.30.40", "203.0.113.7",
+			"01.2.3.4", "1.2.3.04", "00.0.0.0", "256.1.1.1", "1.2.3.256", "1.2.3", "1.2.3.4.5", "1.2.3.4.", ".1.2.3.4",
+			"1..2.3", " 1.2.3.4", "1.2.3.4 ", "1.2.3.4:80", "1.2.3.4/32", "1234.1.1.1", "1.2.3.+4", "::1",
+			"::ffff:1.2.3.4", "[1.2.3.4]", "a.b.c.d", "1.2.3.4%eth0", "999.999.999.999", "0x1.2.3.4", "" })
+	void aTextIsCanonicalIpv4ExactlyWhenItsAddressFormatsBackToIt(String text) {
+		InetAddress parsed = InetAddresses.parseHop(text);
+		boolean formatsBack = parsed instanceof Inet4Address && InetAddresses.format(parsed).equals(text);
+		assertThat(InetAddresses.isCanonicalIpv4(text)).as(text).isEqualTo(formatsBack);
+	}
+
+	@Test
+	void everyFourOctetsFormatBackToACanonicalText() {
+		java.util.Random random = new java.util.Random(42);
+		for (int i = 0; i < 10_000; i++) {
+			byte[] bytes = new byte[4];
+			random.nextBytes(bytes);
+			String text = InetAddresses.format(bytes);
+			assertThat(InetAddresses.isCanonicalIpv4(text)).as(text).isTrue();
+			// A leading zero added to any octet is not canonical.
+			String[] octets = text.split("\\.");
+			int octet = random.nextInt(4);
+			octets[octet] = "0" + octets[octet];
+			assertThat(InetAddresses.isCanonicalIpv4(String.join(".", octets))).isFalse();
+		}
+	}
+
 }

@@ -50,10 +50,7 @@ public class ConcurrencyTests {
 				"one-key", 1);
 		Acquisition pro = new Acquisition("api", Limit.builder().limit(2000).period(Duration.ofHours(1)).build(),
 				"one-key", 1);
-		AtomicInteger attempt = new AtomicInteger();
-		AtomicInteger allowed = hammer(THREADS, 100,
-				() -> store.tryAcquire((attempt.incrementAndGet() % 2 == 1) ? free : pro).isAllowed());
-		assertThat(allowed.get()).isEqualTo(2000);
+		assertThat(alternately(store, free, pro)).isEqualTo(2000);
 		assertThat(store.tryAcquire(pro).isAllowed()).isFalse();
 		assertThat(store.peek(pro).remaining()).isZero();
 	}
@@ -70,11 +67,15 @@ public class ConcurrencyTests {
 				"one-key", 1);
 		Acquisition again = new Acquisition("api", Limit.builder().limit(1000).period(Duration.ofHours(1)).build(),
 				"one-key", 1);
-		AtomicInteger attempt = new AtomicInteger();
-		AtomicInteger allowed = hammer(THREADS, 100,
-				() -> store.tryAcquire((attempt.incrementAndGet() % 2 == 1) ? first : again).isAllowed());
-		assertThat(allowed.get()).isEqualTo(1000);
+		assertThat(alternately(store, first, again)).isEqualTo(1000);
 		assertThat(store.peek(first).remaining()).isZero();
+	}
+
+	/** {@link #THREADS} threads, 100 attempts each, asking with {@code odd} and {@code even} in turn: the admitted count. */
+	private static int alternately(CaffeineRateLimitStore store, Acquisition odd, Acquisition even) throws Exception {
+		AtomicInteger attempt = new AtomicInteger();
+		return hammer(THREADS, 100, () -> store.tryAcquire((attempt.incrementAndGet() % 2 == 1) ? odd : even).isAllowed())
+			.get();
 	}
 
 	/**

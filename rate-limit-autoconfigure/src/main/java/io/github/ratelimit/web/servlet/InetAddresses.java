@@ -91,34 +91,46 @@ final class InetAddresses {
 	 * {@code " 203.0.113.7"}, {@code 203.0.113.7:80} or any IPv6 literal
 	 */
 	static boolean isCanonicalIpv4(String text) {
+		return canonicalIpv4Bits(text) >= 0;
+	}
+
+	/**
+	 * Returns the address of a canonical IPv4 text (as {@link #isCanonicalIpv4} accepts it) as its 32
+	 * bits, without parsing it into an {@link InetAddress}.
+	 * @param text e.g. {@code 127.0.0.1}
+	 * @return the bits as a non-negative number, or {@code -1} when the text is not canonical IPv4
+	 */
+	static long canonicalIpv4Bits(String text) {
 		int length = text.length();
 		if (length < 7 || length > 15) {
-			return false;
+			return -1;
 		}
 		int octets = 0;
 		int value = 0;
 		int digits = 0;
+		long bits = 0;
 		for (int i = 0; i <= length; i++) {
 			char c = (i < length) ? text.charAt(i) : '.';
 			if (c == '.') {
 				if (digits == 0 || value > 255) {
-					return false;
+					return -1;
 				}
 				octets++;
+				bits = (bits << 8) | value;
 				value = 0;
 				digits = 0;
 			}
 			else if (c >= '0' && c <= '9') {
 				if ((digits > 0 && value == 0) || ++digits > 3) {
-					return false;
+					return -1;
 				}
 				value = value * 10 + (c - '0');
 			}
 			else {
-				return false;
+				return -1;
 			}
 		}
-		return octets == 4;
+		return (octets == 4) ? bits : -1;
 	}
 
 	/**

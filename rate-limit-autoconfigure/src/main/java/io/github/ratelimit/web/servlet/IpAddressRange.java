@@ -116,6 +116,22 @@ final class IpAddressRange {
 	 * Returns the number of leading bits that an address must share with this range.
 	 * @return 0-32 for IPv4, 0-128 for IPv6
 	 */
+	/**
+	 * Tells whether an IPv4 address, given as its 32 bits, is in this range: as
+	 * {@link #contains(InetAddress)} of that address, without an {@link InetAddress}.
+	 * @param bits the address, e.g. {@code 0x7f000001} for {@code 127.0.0.1}
+	 * @return {@code true} if it is
+	 */
+	boolean containsIpv4(int bits) {
+		if (this.network.length != 4) {
+			return false;
+		}
+		int network = ((this.network[0] & 0xff) << 24) | ((this.network[1] & 0xff) << 16)
+				| ((this.network[2] & 0xff) << 8) | (this.network[3] & 0xff);
+		int mask = (this.prefixLength == 0) ? 0 : (-1 << (32 - this.prefixLength));
+		return (bits & mask) == network;
+	}
+
 	public int prefixLength() {
 		return this.prefixLength;
 	}

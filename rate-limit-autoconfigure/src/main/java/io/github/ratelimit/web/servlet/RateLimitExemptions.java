@@ -59,6 +59,16 @@ final class RateLimitExemptions {
 	 */
 	public boolean isExempt(HttpServletRequest request) {
 		if (!this.ips.isEmpty() && this.clientIpResolver != null) {
+			// The connection's peer as Tomcat writes it (127.0.0.1): compared as bits, not parsed.
+			long ipv4 = this.clientIpResolver.quickIpv4(request);
+			if (ipv4 >= 0) {
+				for (int i = 0; i < this.ips.size(); i++) {
+					if (this.ips.get(i).containsIpv4((int) ipv4)) {
+						return true;
+					}
+				}
+				return this.when != null && this.when.test(request);
+			}
 			// The client's own address, not the network its key is made of (an IPv6 client's /64).
 			InetAddress client = this.clientIpResolver.resolveAddress(request);
 			if (client != null) {

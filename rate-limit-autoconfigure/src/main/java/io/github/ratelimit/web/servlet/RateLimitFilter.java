@@ -45,6 +45,25 @@ class RateLimitFilter extends OncePerRequestFilter {
 		this.interceptor = interceptor;
 	}
 
+	/**
+	 * {@link OncePerRequestFilter}'s marker attribute, named once the filter is initialised instead of
+	 * built for every request.
+	 */
+	private volatile @Nullable String alreadyFilteredAttributeName;
+
+	@Override
+	protected String getAlreadyFilteredAttributeName() {
+		String name = this.alreadyFilteredAttributeName;
+		if (name == null) {
+			name = super.getAlreadyFilteredAttributeName();
+			if (getFilterConfig() != null) {
+				// The filter's name is final once the container has initialised it.
+				this.alreadyFilteredAttributeName = name;
+			}
+		}
+		return name;
+	}
+
 	@Override
 	protected boolean shouldNotFilterAsyncDispatch() {
 		// The last async dispatch of a request counted later completes its count here.

@@ -48,6 +48,15 @@ final class RateLimitHeaders {
 
 	static final String RATELIMIT = "RateLimit";
 
+	/** The texts of 0 to 1023: remaining counts and seconds until a reset are mostly among them. */
+	private static final String[] SMALL_NUMBERS = new String[1024];
+
+	static {
+		for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+			SMALL_NUMBERS[i] = Integer.toString(i);
+		}
+	}
+
 	private final boolean legacy;
 
 	private final boolean ietf;
@@ -91,16 +100,16 @@ final class RateLimitHeaders {
 	 */
 	public void write(RequestDecision result, HttpServletResponse response) {
 		if (!result.isAllowed()) {
-			response.setHeader(RETRY_AFTER, Long.toString(result.retryAfterSeconds()));
+			response.setHeader(RETRY_AFTER, text(result.retryAfterSeconds()));
 		}
 		if (this.legacy || this.draft6) {
 			int mostRestrictive = result.mostRestrictive();
 			Decision decision = result.decisions().get(mostRestrictive);
-			String limit = Long.toString(decision.limit());
-			String remaining = Long.toString(decision.remaining());
+			RateLimitPolicy policy = result.policies().get(mostRestrictive);
+			String limit = policy.limitText(decision.limit());
+			String remaining = text(decision.remaining());
 			// A concurrency limit is whole again when requests end, which no time can tell: no reset.
-			String reset = result.policies().get(mostRestrictive).isConcurrency() ? null
-					: Long.toString(RequestDecision.seconds(decision.resetNanos()));
+			String reset = policy.isConcurrency() ? null : text(RequestDecision.seconds(decision.resetNanos()));
 			if (this.legacy) {
 				response.setHeader(X_RATELIMIT_LIMIT, limit);
 				response.setHeader(X_RATELIMIT_REMAINING, remaining);
@@ -119,20 +128,32 @@ final class RateLimitHeaders {
 		if (this.ietf) {
 			List<RateLimitPolicy> policies = result.policies();
 			response.setHeader(RATELIMIT_POLICY, policyHeader(policies));
-			StringBuilder state = new StringBuilder(24 * policies.size());
-			for (int i = 0; i < policies.size(); i++) {
-				Decision decision = result.decisions().get(i);
-				if (i > 0) {
-					state.append(", ");
-				}
-				state.append(policies.get(i).headerName()).append(";r=").append(decision.remaining());
-				if (!policies.get(i).isConcurrency()) {
-					// A concurrency limit's quota comes back when a request ends, not after a time: no t.
-					state.append(";t=").append(RequestDecision.seconds(decision.nextNanos()));
-				}
-			}
-			response.setHeader(RATELIMIT, state.toString());
+			response.setHeader(RATELIMIT, (policies.size() == 1) ? stateItem(policies.get(0), result.decisions().get(0))
+					: stateHeader(policies, result.decisions()));
 		}
+	}
+
+	/** One policy's item of the {@code RateLimit} header, built in one concatenation: {@code "api";r=57;t=1}. */
+	private static String stateItem(RateLimitPolicy policy, Decision decision) {
+		// A concurrency limit's quota comes back when a request ends, not after a time: no t.
+		return policy.isConcurrency() ? policy.stateItemPrefix() + decision.remaining()
+				: policy.stateItemPrefix() + decision.remaining() + ";t=" + RequestDecision.seconds(decision.nextNanos());
+	}
+
+	private static String stateHeader(List<RateLimitPolicy> policies, List<Decision> decisions) {
+		StringBuilder state = new StringBuilder(24 * policies.size());
+		for (int i = 0; i < policies.size(); i++) {
+			if (i > 0) {
+				state.append(", ");
+			}
+			state.append(stateItem(policies.get(i), decisions.get(i)));
+		}
+		return state.toString();
+	}
+
+	/** The decimal text of a header value; the small values headers mostly carry are written once. */
+	static String text(long value) {
+		return (value >= 0 && value < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) value] : Long.toString(value);
 	}
 
 	/** The policies' items, each written once when its policy was defined. */

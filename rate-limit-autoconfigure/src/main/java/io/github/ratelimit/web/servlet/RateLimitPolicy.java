@@ -51,6 +51,9 @@ final class RateLimitPolicy {
 
 	private final String headerName;
 
+	/** {@link #headerName} followed by {@code ;r=}: where this policy's item of the {@code RateLimit} header starts. */
+	private final String stateItemPrefix;
+
 	/** The {@code RateLimit-Policy} item last written, with the limit it was written for. */
 	private volatile @Nullable PolicyItem policyItem;
 
@@ -71,6 +74,7 @@ final class RateLimitPolicy {
 		this.shadow = shadow;
 		// What the headers say of this policy changes only with its limit: written once per limit, not per response.
 		this.headerName = RateLimitHeaders.sfString(name);
+		this.stateItemPrefix = this.headerName + ";r=";
 	}
 
 	/**
@@ -481,18 +485,37 @@ final class RateLimitPolicy {
 	 * {@code "uploads";q=2;qu="concurrent-requests"} for a concurrency limit.
 	 */
 	String policyItem() {
-		Limit limit = limit();
+		return policyItem(limit()).text();
+	}
+
+	/**
+	 * The text of a decision's limit for the headers ({@code X-RateLimit-Limit}): the policy's limit in
+	 * force is written once, not per response.
+	 * @param value the limit a decision reports
+	 */
+	String limitText(long value) {
+		PolicyItem item = policyItem(limit());
+		return (item.limit().limit() == value) ? item.limitText() : Long.toString(value);
+	}
+
+	/** The start of this policy's item of the {@code RateLimit} header: {@code "api";r=}. */
+	String stateItemPrefix() {
+		return this.stateItemPrefix;
+	}
+
+	private PolicyItem policyItem(Limit limit) {
 		PolicyItem item = this.policyItem;
 		if (item == null || item.limit() != limit) {
 			// A concurrency limit has no window: its quota unit says what q counts (draft-ietf-httpapi-ratelimit-headers).
 			item = new PolicyItem(limit, this.headerName + ";q=" + limit.limit() + (limit.algorithm().isRate()
-					? ";w=" + RequestDecision.seconds(limit.period().toNanos()) : ";qu=\"concurrent-requests\""));
+					? ";w=" + RequestDecision.seconds(limit.period().toNanos()) : ";qu=\"concurrent-requests\""),
+					Long.toString(limit.limit()));
 			this.policyItem = item;
 		}
-		return item.text();
+		return item;
 	}
 
-	private record PolicyItem(Limit limit, String text) {
+	private record PolicyItem(Limit limit, String text, String limitText) {
 	}
 
 	@Override

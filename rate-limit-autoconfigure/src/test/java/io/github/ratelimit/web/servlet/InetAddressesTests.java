@@ -182,6 +182,15 @@ class InetAddressesTests {
 		InetAddress parsed = InetAddresses.parseHop(text);
 		boolean formatsBack = parsed instanceof Inet4Address && InetAddresses.format(parsed).equals(text);
 		assertThat(InetAddresses.isCanonicalIpv4(text)).as(text).isEqualTo(formatsBack);
+		long bits = InetAddresses.canonicalIpv4Bits(text);
+		if (formatsBack) {
+			byte[] bytes = parsed.getAddress();
+			assertThat(bits).as(text).isEqualTo(((bytes[0] & 0xffL) << 24) | ((bytes[1] & 0xff) << 16)
+					| ((bytes[2] & 0xff) << 8) | (bytes[3] & 0xff));
+		}
+		else {
+			assertThat(bits).as(text).isEqualTo(-1);
+		}
 	}
 
 	@Test
@@ -192,6 +201,8 @@ class InetAddressesTests {
 			random.nextBytes(bytes);
 			String text = InetAddresses.format(bytes);
 			assertThat(InetAddresses.isCanonicalIpv4(text)).as(text).isTrue();
+			assertThat((int) InetAddresses.canonicalIpv4Bits(text)).as(text)
+				.isEqualTo(java.nio.ByteBuffer.wrap(bytes).getInt());
 			// A leading zero added to any octet is not canonical.
 			String[] octets = text.split("\\.");
 			int octet = random.nextInt(4);

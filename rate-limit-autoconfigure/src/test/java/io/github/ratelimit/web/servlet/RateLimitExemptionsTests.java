@@ -30,6 +30,46 @@ class RateLimitExemptionsTests {
 	}
 
 	@Test
+	void aCanonicalIpv4PeerIsJudgedAsItsParsedAddressIs() {
+		// The quick path (the peer's text compared as bits) and the parsed address agree on every range.
+		java.util.Random random = new java.util.Random(7);
+		for (int i = 0; i < 2_000; i++) {
+			byte[] network = new byte[4];
+			random.nextBytes(network);
+			int prefix = random.nextInt(33);
+			IpAddressRange range = IpAddressRange.parse(InetAddresses.format(network) + "/" + prefix);
+			RateLimitExemptions exemptions = RateLimitExemptions.of(List.of(range), null, this.keyResolvers,
+					this.direct, "rate-limit.exempt.when");
+			byte[] client = network.clone();
+			// Flip one bit, inside or outside the prefix.
+			int bit = random.nextInt(32);
+			client[bit / 8] ^= (byte) (0x80 >>> (bit % 8));
+			for (byte[] address : new byte[][] { network, client }) {
+				String text = InetAddresses.format(address);
+				assertThat(exemptions.isExempt(request(text))).as(text + " in " + range)
+					.isEqualTo(range.contains(InetAddresses.parse(text)));
+			}
+		}
+		RateLimitExemptions loopback = RateLimitExemptions.of(List.of(IpAddressRange.parse("::ffff:127.0.0.0/104")),
+				null, this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(loopback.isExempt(request("127.0.0.1"))).as("an IPv4-mapped range holds IPv4 clients").isTrue();
+		assertThat(loopback.isExempt(request("128.0.0.1"))).isFalse();
+		RateLimitExemptions ipv6Only = RateLimitExemptions.of(List.of(IpAddressRange.parse("::/0")), null,
+				this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(ipv6Only.isExempt(request("127.0.0.1"))).as("an IPv6 range holds no IPv4 client").isFalse();
+	}
+
+	@Test
+	void aNonExemptIpv4PeerStillMeetsTheCondition() {
+		RateLimitExemptions exemptions = RateLimitExemptions.of(List.of(IpAddressRange.parse("10.0.0.0/8")),
+				"header('X-Internal') == 'yes'", this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		MockHttpServletRequest internal = request("11.0.0.1");
+		assertThat(exemptions.isExempt(internal)).isFalse();
+		internal.addHeader("X-Internal", "yes");
+		assertThat(exemptions.isExempt(internal)).isTrue();
+	}
+
+	@Test
 	void aSpoofedForwardingHeaderDoesNotMakeAClientExempt() {
 		RateLimitExemptions exemptions = RateLimitExemptions.of(List.of(IpAddressRange.parse("10.0.0.0/8")), null,
 				this.keyResolvers, this.direct, "rate-limit.exempt.when");

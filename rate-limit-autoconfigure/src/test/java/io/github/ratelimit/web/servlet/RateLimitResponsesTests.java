@@ -53,6 +53,33 @@ class RateLimitResponsesTests {
 	}
 
 	@Test
+	void headerValuesAreTheirDecimalTextsWhateverTheirSize() {
+		// Small values come from a table written once, larger ones are written per response.
+		for (long value : new long[] { 0, 1, 9, 10, 1023, 1024, 1025, 999_999_999, Long.MAX_VALUE }) {
+			assertThat(RateLimitHeaders.text(value)).isEqualTo(Long.toString(value));
+		}
+		RateLimitPolicy api = policy("api");
+		// The policy's limit is 1; a decision may report another (a plan's, a store's).
+		RequestDecision result = new RequestDecision(List.of(api),
+				List.of(Decision.allowed(1_000_000_000L, 1024, 61_000_000_000L, 1_500_000_000L)));
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		new RateLimitHeaders(List.of(HeaderStyle.BOTH, HeaderStyle.DRAFT_6)).write(result, response);
+		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("1000000000");
+		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("1024");
+		assertThat(response.getHeader("X-RateLimit-Reset")).isEqualTo("61");
+		assertThat(response.getHeader("RateLimit-Limit")).isEqualTo("1000000000");
+		assertThat(response.getHeader("RateLimit-Remaining")).isEqualTo("1024");
+		assertThat(response.getHeader("RateLimit-Reset")).isEqualTo("61");
+		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"api\";q=1;w=1");
+		assertThat(response.getHeader("RateLimit")).isEqualTo("\"api\";r=1024;t=2");
+		MockHttpServletResponse own = new MockHttpServletResponse();
+		new RateLimitHeaders(HeaderStyle.LEGACY).write(new RequestDecision(List.of(api),
+				List.of(Decision.allowed(1, 0, 1_000_000_000L))), own);
+		assertThat(own.getHeader("X-RateLimit-Limit")).isEqualTo("1");
+		assertThat(own.getHeader("X-RateLimit-Remaining")).isEqualTo("0");
+	}
+
+	@Test
 	void policyNamesAreQuotedAsStructuredFieldStrings() {
 		assertThat(RateLimitHeaders.sfString("api")).isEqualTo("\"api\"");
 		assertThat(RateLimitHeaders.sfString("say \"hi\" \\ now")).isEqualTo("\"say \\\"hi\\\" \\\\ now\"");

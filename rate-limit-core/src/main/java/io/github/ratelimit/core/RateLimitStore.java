@@ -87,6 +87,10 @@ public interface RateLimitStore {
 	 * @return one decision per acquisition, in the same order; the request is allowed only when all are
 	 */
 	default List<Decision> tryAcquireAll(List<Acquisition> acquisitions) {
+		if (acquisitions.size() == 1) {
+			// One budget (the common request): nothing to give back, no list to grow.
+			return List.of(tryAcquire(acquisitions.get(0)));
+		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());
 		boolean rejected = false;
 		for (Acquisition acquisition : acquisitions) {

@@ -119,10 +119,7 @@ final class RequestLimiter {
 				((policy.shadow() || this.shadowOnly) ? shadow : enforced).add(policy);
 			}
 		}
-		List<Acquisition> acquisitions = new ArrayList<>(enforced.size());
-		for (int i = 0; i < enforced.size(); i++) {
-			acquisitions.add(enforced.get(i).acquisition(request));
-		}
+		List<Acquisition> acquisitions = acquisitions(request, enforced);
 		List<Decision> decisions = evaluate(enforced, acquisitions);
 		if (decisions == null) {
 			return RequestDecision.unlimited();
@@ -147,6 +144,17 @@ final class RequestLimiter {
 			return result.withShadow(shadowDeferred, shadowSlots);
 		}
 		return result;
+	}
+
+	private static List<Acquisition> acquisitions(HttpServletRequest request, List<RateLimitPolicy> policies) {
+		if (policies.size() == 1) {
+			return List.of(policies.get(0).acquisition(request));
+		}
+		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
+		for (int i = 0; i < policies.size(); i++) {
+			acquisitions.add(policies.get(i).acquisition(request));
+		}
+		return acquisitions;
 	}
 
 	/**
@@ -290,10 +298,7 @@ final class RequestLimiter {
 	 */
 	private List<RequestDecision.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow,
 			List<Acquisition> slots) {
-		List<Acquisition> acquisitions = new ArrayList<>(shadow.size());
-		for (RateLimitPolicy policy : shadow) {
-			acquisitions.add(policy.acquisition(request));
-		}
+		List<Acquisition> acquisitions = acquisitions(request, shadow);
 		List<Decision> decisions = evaluate(shadow, acquisitions);
 		if (decisions == null) {
 			return List.of();

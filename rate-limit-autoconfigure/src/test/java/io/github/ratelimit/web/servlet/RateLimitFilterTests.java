@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -119,6 +121,33 @@ class RateLimitFilterTests {
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		filter.doFilter(request("/api/x"), response, new MockFilterChain(twice));
 		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("1");
+	}
+
+	@Test
+	void theFilterTwiceInOneChainOrAForwardDecidesARequestOnce() throws Exception {
+		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		Dispatcher dispatcher = new Dispatcher(interceptor);
+		MockHttpServletResponse twice = new MockHttpServletResponse();
+		filter.doFilter(request("/api/x"), twice, new MockFilterChain(dispatcher, filter));
+		assertThat(twice.getHeader("X-RateLimit-Remaining")).isEqualTo("1");
+		// Forwarded (as an error page or a view would be): the forward neither decides nor opens it again.
+		Servlet forwarding = new HttpServlet() {
+			@Override
+			protected void service(HttpServletRequest request, HttpServletResponse response)
+					throws IOException, ServletException {
+				MockHttpServletRequest forward = new MockHttpServletRequest("GET", "/api/x");
+				forward.setRemoteAddr("203.0.113.7");
+				forward.setDispatcherType(DispatcherType.FORWARD);
+				filter.doFilter(forward, response, new MockFilterChain(dispatcher));
+			}
+		};
+		MockHttpServletResponse forwarded = new MockHttpServletResponse();
+		filter.doFilter(request("/api/x"), forwarded, new MockFilterChain(forwarding));
+		assertThat(forwarded.getHeader("X-RateLimit-Remaining")).as("decided once, as answered")
+			.isEqualTo("0");
+		assertThat(send(filter, interceptor, "/api/x").getStatus()).isEqualTo(429);
+		assertThat(dispatcher.handled).isEqualTo(2);
 	}
 
 	@Test

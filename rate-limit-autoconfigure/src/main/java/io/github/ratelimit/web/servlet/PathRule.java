@@ -29,6 +29,12 @@ record PathRule(PathPattern pattern, Set<String> methods, List<RateLimitPolicy> 
 	}
 
 	boolean matches(String method, PathContainer path) {
-		return (this.methods.isEmpty() || this.methods.contains(method)) && this.pattern.matches(path);
+		if (!this.methods.isEmpty() && !this.methods.contains(method)) {
+			return false;
+		}
+		// A pattern without syntax (/api/hello) matches the path it spells: compared as text, as Spring MVC
+		// looks up its direct paths; any other path (encoded, with parameters, ...) is matched in full.
+		return (!this.pattern.hasPatternSyntax() && this.pattern.getPatternString().equals(path.value()))
+				|| this.pattern.matches(path);
 	}
 }

@@ -23,9 +23,8 @@ import io.github.ratelimit.core.Acquisition;
  * than the timeout no longer holds new requests back, so calls that never return cannot stall it.
  * <p>
  * Thread-safety: each lane's queue and in-flight flag are guarded by the lane's monitor, held only
- * to enqueue or drain, never while calling Redis. A reply is split on the client's thread, which wakes
- * only the first request still waiting; that request's own thread hands the others their parts
- * ({@link Batch#handOut}).
+ * to enqueue or drain, never while calling Redis; replies are split and handed to each request's
+ * future on the client's thread.
  */
 final class Coalescer {
 
@@ -68,29 +67,15 @@ final class Coalescer {
 
 	}
 
-	/**
-	 * One script call's requests: a failure of the call counts once, whichever request sees it first; its
-	 * reply is handed out once, by the first of its requests to wake (see {@link #handOut}).
-	 */
+	/** One script call's requests: a failure of the call counts once, whichever request sees it first. */
 	static final class Batch {
 
 		private final AtomicBoolean counted = new AtomicBoolean();
 
-		private final AtomicBoolean handed = new AtomicBoolean();
-
-		final List<Pending> requests;
-
 		final int size;
 
-		/** The requests from this index on are handed their outcomes by {@link #handOut}. */
-		private int rest;
-
-		/** Per request its {@link ReplyPart} or its failure; published once the reply came. */
-		private volatile Object @Nullable [] outcomes;
-
-		Batch(List<Pending> requests) {
-			this.requests = requests;
-			this.size = requests.size();
+		Batch(int size) {
+			this.size = size;
 		}
 
 		/**
@@ -99,51 +84,6 @@ final class Coalescer {
 		 */
 		boolean countFailure() {
 			return this.counted.compareAndSet(false, true);
-		}
-
-		/**
-		 * Hands the requests not yet answered their outcomes, once per batch and only once the reply came: on
-		 * the thread of the first request that wakes (the one the client's thread answered, or one that gave
-		 * up), so that the client's one thread wakes one request per call, not every one of them.
-		 */
-		void handOut() {
-			Object[] outcomes = this.outcomes;
-			if (outcomes == null || !this.handed.compareAndSet(false, true)) {
-				return;
-			}
-			for (int i = this.rest; i < outcomes.length; i++) {
-				complete(this.requests.get(i), outcomes[i]);
-			}
-		}
-
-		/**
-		 * On the client's thread: answers the first request still waiting (and those given up before it),
-		 * which hands out the rest when it wakes; when it has given up meanwhile, hands them out here.
-		 */
-		void answer(Object[] outcomes) {
-			int leader = 0;
-			while (leader < outcomes.length - 1 && this.requests.get(leader).abandoned) {
-				complete(this.requests.get(leader), outcomes[leader]);
-				leader++;
-			}
-			this.rest = leader + 1;
-			// Published before the leader wakes; a request that gives up from now on may hand out too.
-			this.outcomes = outcomes;
-			Pending first = this.requests.get(leader);
-			complete(first, outcomes[leader]);
-			if (first.abandoned) {
-				// It gave up before it could see the reply (or it sees it and hands out: once, either way).
-				handOut();
-			}
-		}
-
-		private static void complete(Pending pending, Object outcome) {
-			if (outcome instanceof ReplyPart part) {
-				pending.reply.complete(part);
-			}
-			else {
-				pending.reply.completeExceptionally((Throwable) outcome);
-			}
 		}
 
 	}
@@ -205,7 +145,7 @@ final class Coalescer {
 		}
 
 		private void dispatch(List<Pending> requests) {
-			Batch batch = new Batch(requests);
+			Batch batch = new Batch(requests.size());
 			requests.forEach((pending) -> pending.batch = batch);
 			CompletableFuture<List<Long>> reply;
 			try {
@@ -227,7 +167,7 @@ final class Coalescer {
 					requests.forEach((pending) -> pending.reply.completeExceptionally(failure));
 				}
 				else {
-					batch.answer(split(requests, value));
+					split(requests, value);
 				}
 			});
 		}
@@ -256,17 +196,16 @@ final class Coalescer {
 	}
 
 	/**
-	 * Splits a batch reply into each request's part, a view of one array of the reply's integers (no copy):
+	 * Hands each request its part of a batch reply, a view of one array of the reply's integers (no copy):
 	 * per request {@code -1} (past its deadline), one compact integer ({@code >= 0}), or {@code -1 - n} and
 	 * 8 integers per acquisition; then the server time.
-	 * @return per request its {@link ReplyPart}, or the failure to answer it with
 	 */
-	static Object[] split(List<Pending> requests, List<Long> reply) {
-		Object[] outcomes = new Object[requests.size()];
+	static void split(List<Pending> requests, List<Long> reply) {
 		int size = reply.size();
 		if (size == 0) {
-			java.util.Arrays.fill(outcomes, new IllegalStateException("Unexpected reply from a rate limit script: " + reply));
-			return outcomes;
+			IllegalStateException odd = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+			requests.forEach((pending) -> pending.reply.completeExceptionally(odd));
+			return;
 		}
 		long[] values = new long[size];
 		for (int i = 0; i < size; i++) {
@@ -275,22 +214,22 @@ final class Coalescer {
 		int end = size - 1;
 		long now = values[end];
 		int at = 0;
-		for (int r = 0; r < outcomes.length; r++) {
+		for (Pending pending : requests) {
 			long first = (at < end) ? values[at] : Long.MIN_VALUE;
 			if (first >= -1) {
-				outcomes[r] = new ReplyPart(values, at, at + 1, now);
+				pending.reply.complete(new ReplyPart(values, at, at + 1, now));
 				at++;
 				continue;
 			}
 			long n = -1 - first;
-			if (n != requests.get(r).acquisitions.size() || at + 1 + 8 * n > end) {
-				outcomes[r] = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+			if (n != pending.acquisitions.size() || at + 1 + 8 * n > end) {
+				pending.reply.completeExceptionally(
+						new IllegalStateException("Unexpected reply from a rate limit script: " + reply));
 				at = end;
 				continue;
 			}
-			outcomes[r] = new ReplyPart(values, at + 1, at + 1 + (int) (8 * n), now);
+			pending.reply.complete(new ReplyPart(values, at + 1, at + 1 + (int) (8 * n), now));
 			at += 1 + (int) (8 * n);
 		}
-		return outcomes;
 	}
 }

@@ -740,22 +740,12 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				(serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline));
 		this.coalescer.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
 		try {
-			ReplyPart reply = pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-			Coalescer.Batch batch = pending.batch;
-			if (batch != null) {
-				// Woken first, this request wakes the others of its call (the client's thread woke only this one).
-				batch.handOut();
-			}
-			return reply;
+			return pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			pending.abandoned = true;
 			pending.reply.thenAccept((late) -> giveBack(node, script, keys, acquisitions, null, late));
 			Coalescer.Batch batch = pending.batch;
-			if (batch != null) {
-				// Its call may have been answered meanwhile, and this request chosen to hand out the others.
-				batch.handOut();
-			}
 			if (batch == null || !batch.countFailure()) {
 				// Never sent (its lane was busy) or its call's failure is counted by another request.
 				if (ex instanceof InterruptedException) {

@@ -105,14 +105,23 @@ class PlansAndExemptionsTests {
 	}
 
 	@Test
+	void aPlanResolverThatThrowsGivesThePolicysOwnLimitNeverA500() {
+		HttpResponse<String> broken = this.http.get("/biz/partner", "X-Api-Key", "key-the-lookup-fails-on");
+		assertThat(broken.statusCode()).isEqualTo(200);
+		assertThat(header(broken, "RateLimit-Policy")).isEqualTo("\"partnered\";q=1;w=60");
+		assertThat(this.http.get("/biz/partner", "X-Api-Key", "key-the-lookup-fails-on").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void metricsTagThePolicyOnlyWhateverThePlan() {
 		this.http.get("/biz/api", "X-Api-Key", "tagged", "X-Plan", "pro");
 		this.http.get("/biz/api", "X-Api-Key", "tagged-too", "X-Plan", "no-such-plan-" + System.nanoTime());
 		for (Meter meter : this.meters.find("ratelimit.decisions").tag("policy", "api").meters()) {
 			assertThat(meter.getId().getTags()).extracting(Tag::getKey).containsExactlyInAnyOrder("policy", "outcome");
 		}
-		assertThat(this.meters.find("ratelimit.decisions").meters())
-			.allSatisfy((meter) -> assertThat(meter.getId().getTag("policy")).doesNotContain("pro", "no-such-plan"));
+		// Only the policies' names ever tag a meter: never a plan's, nor a name the client wrote.
+		assertThat(this.meters.find("ratelimit.decisions").meters()).isNotEmpty()
+			.allSatisfy((meter) -> assertThat(meter.getId().getTag("policy")).isIn("api", "partnered", "probed"));
 	}
 
 	@Test
@@ -165,6 +174,9 @@ class PlansAndExemptionsTests {
 		KeyResolver planOfApiKey() {
 			return (HttpServletRequest request) -> {
 				String apiKey = request.getHeader("X-Api-Key");
+				if ("key-the-lookup-fails-on".equals(apiKey)) {
+					throw new IllegalStateException("the customer database is away");
+				}
 				return (apiKey != null) ? PLAN_BY_API_KEY.get(apiKey) : null;
 			};
 		}

@@ -39,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.partnered.plans.partner.limit=3", "rate-limit.policies.partnered.plans.partner.period=1h",
 				"rate-limit.policies.probed.limit=1", "rate-limit.policies.probed.period=1m",
 				"rate-limit.policies.probed.exempt-when=header('X-Probe').length() > 3",
+				"rate-limit.policies.watched.limit=100", "rate-limit.policies.watched.period=1m",
+				"rate-limit.rules[1].path=/biz/probed", "rate-limit.rules[1].policies=watched",
 				"rate-limit.exempt.when=header('X-Internal') == 'yes'" })
 class PlansAndExemptionsTests {
 
@@ -121,7 +123,7 @@ class PlansAndExemptionsTests {
 		}
 		// Only the policies' names ever tag a meter: never a plan's, nor a name the client wrote.
 		assertThat(this.meters.find("ratelimit.decisions").meters()).isNotEmpty()
-			.allSatisfy((meter) -> assertThat(meter.getId().getTag("policy")).isIn("api", "partnered", "probed"));
+			.allSatisfy((meter) -> assertThat(meter.getId().getTag("policy")).isIn("api", "partnered", "probed", "watched"));
 	}
 
 	@Test
@@ -149,6 +151,18 @@ class PlansAndExemptionsTests {
 		assertThat(this.http.get("/biz/api?probe=yes&probe=no", "X-Api-Key", "prober").statusCode())
 			.as("the first value decides, as for keys").isEqualTo(200);
 		assertThat(this.http.get("/biz/api?probe=no", "X-Api-Key", "prober").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void aRequestExemptFromOneOfItsPoliciesCarriesTheOthersHeadersOnly() {
+		double before = exempt("probed");
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> probe = this.http.get("/biz/probed", "X-Probe", "monitor", "X-Forwarded-For", "10.9.9.9");
+			assertThat(probe.statusCode()).isEqualTo(200);
+			assertThat(header(probe, "RateLimit-Policy")).isEqualTo("\"watched\";q=100;w=60");
+			assertThat(header(probe, "RateLimit")).startsWith("\"watched\";");
+		}
+		assertThat(exempt("probed") - before).isEqualTo(3);
 	}
 
 	@Test

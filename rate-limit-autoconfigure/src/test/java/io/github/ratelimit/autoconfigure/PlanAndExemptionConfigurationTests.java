@@ -7,8 +7,11 @@ import org.springframework.boot.test.context.assertj.AssertableWebApplicationCon
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.RateLimited;
 import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,6 +57,28 @@ class PlanAndExemptionConfigurationTests {
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.cost=3",
 					"rate-limit.policies.api.plans.tiny.limit=2")
 			.run(failsWith("rate-limit.policies.api.plans.tiny.burst: the burst of plan 'tiny' (2) is below the cost"));
+	}
+
+	@Test
+	void anAnnotationsCostIsCheckedAgainstEveryPlansBurst() {
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.plans.tiny.limit=2")
+			.withUserConfiguration(CostlyController.class)
+			.run(failsWith("@RateLimited(cost) on " + CostlyController.class.getName() + "#report(): cost must be "
+					+ "between 1 and the burst (2) of policy 'api' and of each of its plans, was 3"));
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.plans.big.limit=20")
+			.withUserConfiguration(CostlyController.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@RestController
+	static class CostlyController {
+
+		@GetMapping("/report")
+		@RateLimited(value = "api", cost = 3)
+		String report() {
+			return "report";
+		}
+
 	}
 
 	@Test

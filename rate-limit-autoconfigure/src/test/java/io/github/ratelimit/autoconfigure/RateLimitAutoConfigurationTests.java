@@ -93,6 +93,13 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void refreshedPoliciesApplyOnlyWithSpringCloudOnTheClassPath() {
+		this.runner.run((context) -> assertThat(context).hasBean("rateLimitPolicyRefresh"));
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.cloud"))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("rateLimitPolicyRefresh"));
+	}
+
+	@Test
 	void backsOffWithoutSpringMvc() {
 		this.runner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class));

@@ -1,9 +1,13 @@
 package io.github.ratelimit.inflight;
 
+import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -44,6 +48,31 @@ public class InFlightController {
 			GATE.pass();
 			return "called";
 		};
+	}
+
+	/**
+	 * Servlet async with no dispatch back: another thread writes the response and completes the async
+	 * context, so the container never enters a filter again for this request (as for a client gone away).
+	 */
+	@GetMapping("/raw")
+	void raw(HttpServletRequest request) {
+		AsyncContext async = request.startAsync();
+		async.setTimeout(30_000);
+		new Thread(() -> {
+			try {
+				GATE.pass();
+				async.getResponse().getWriter().write("raw");
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (IOException ex) {
+				// The client went away: nothing to write to.
+			}
+			finally {
+				async.complete();
+			}
+		}).start();
 	}
 
 	@GetMapping("/deferred")

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.rate.limit=1", "rate-limit.policies.rate.period=1h",
 				"rate-limit.policies.rate.key=header:X-Client", "rate-limit.rules[0].path=/inflight/slow",
 				"rate-limit.rules[0].policies=slots",
-				"rate-limit.rules[1].path=/inflight/{name:one|one-slow|fail|callable|deferred}",
+				"rate-limit.rules[1].path=/inflight/{name:one|one-slow|fail|callable|deferred|raw}",
 				"rate-limit.rules[1].policies=one", "rate-limit.rules[2].path=/inflight/double",
 				"rate-limit.rules[2].policies=one,rate" })
 class ConcurrencyLimitTests {
@@ -131,6 +131,17 @@ class ConcurrencyLimitTests {
 		InFlightController.GATE.open();
 		assertThat(callable.get(30, TimeUnit.SECONDS).body()).isEqualTo("called");
 		assertThat(eventually(() -> this.http.get("/inflight/one", "X-Client", "async")).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void anAsyncRequestCompletedWithoutADispatchBackGivesItsSlotBackFromItsAsyncListener() throws Exception {
+		CompletableFuture<HttpResponse<String>> raw = async(() -> this.http.get("/inflight/raw", "X-Client", "raw"));
+		assertThat(InFlightController.GATE.awaitArrivals(1)).isTrue();
+		assertThat(this.http.get("/inflight/one", "X-Client", "raw").statusCode()).as("still in flight").isEqualTo(429);
+		InFlightController.GATE.open();
+		assertThat(raw.get(30, TimeUnit.SECONDS).body()).isEqualTo("raw");
+		// No filter runs again for this request: only the container's completion can give the slot back.
+		assertThat(eventually(() -> this.http.get("/inflight/one", "X-Client", "raw")).statusCode()).isEqualTo(200);
 	}
 
 	@Test

@@ -39,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.partnered.plans.partner.limit=3", "rate-limit.policies.partnered.plans.partner.period=1h",
 				"rate-limit.policies.probed.limit=1", "rate-limit.policies.probed.period=1m",
 				"rate-limit.policies.probed.exempt-when=header('X-Probe').length() > 3",
+				"rate-limit.policies.watched.limit=100", "rate-limit.policies.watched.period=1m",
+				"rate-limit.rules[1].path=/biz/probed", "rate-limit.rules[1].policies=watched",
 				"rate-limit.exempt.when=header('X-Internal') == 'yes'" })
 class PlansAndExemptionsTests {
 
@@ -105,14 +107,23 @@ class PlansAndExemptionsTests {
 	}
 
 	@Test
+	void aPlanResolverThatThrowsGivesThePolicysOwnLimitNeverA500() {
+		HttpResponse<String> broken = this.http.get("/biz/partner", "X-Api-Key", "key-the-lookup-fails-on");
+		assertThat(broken.statusCode()).isEqualTo(200);
+		assertThat(header(broken, "RateLimit-Policy")).isEqualTo("\"partnered\";q=1;w=60");
+		assertThat(this.http.get("/biz/partner", "X-Api-Key", "key-the-lookup-fails-on").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void metricsTagThePolicyOnlyWhateverThePlan() {
 		this.http.get("/biz/api", "X-Api-Key", "tagged", "X-Plan", "pro");
 		this.http.get("/biz/api", "X-Api-Key", "tagged-too", "X-Plan", "no-such-plan-" + System.nanoTime());
 		for (Meter meter : this.meters.find("ratelimit.decisions").tag("policy", "api").meters()) {
 			assertThat(meter.getId().getTags()).extracting(Tag::getKey).containsExactlyInAnyOrder("policy", "outcome");
 		}
-		assertThat(this.meters.find("ratelimit.decisions").meters())
-			.allSatisfy((meter) -> assertThat(meter.getId().getTag("policy")).doesNotContain("pro", "no-such-plan"));
+		// Only the policies' names ever tag a meter: never a plan's, nor a name the client wrote.
+		assertThat(this.meters.find("ratelimit.decisions").meters()).isNotEmpty()
+			.allSatisfy((meter) -> assertThat(meter.getId().getTag("policy")).isIn("api", "partnered", "probed", "watched"));
 	}
 
 	@Test
@@ -143,6 +154,18 @@ class PlansAndExemptionsTests {
 	}
 
 	@Test
+	void aRequestExemptFromOneOfItsPoliciesCarriesTheOthersHeadersOnly() {
+		double before = exempt("probed");
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> probe = this.http.get("/biz/probed", "X-Probe", "monitor", "X-Forwarded-For", "10.9.9.9");
+			assertThat(probe.statusCode()).isEqualTo(200);
+			assertThat(header(probe, "RateLimit-Policy")).isEqualTo("\"watched\";q=100;w=60");
+			assertThat(header(probe, "RateLimit")).startsWith("\"watched\";");
+		}
+		assertThat(exempt("probed") - before).isEqualTo(3);
+	}
+
+	@Test
 	void anExemptionThatThrowsExemptsNobodyAndNeverAnswers500() {
 		// No X-Probe header: header('X-Probe').length() fails on null.
 		assertThat(this.http.get("/biz/probed", "X-Forwarded-For", "1.2.3.4").statusCode()).isEqualTo(200);
@@ -165,6 +188,9 @@ class PlansAndExemptionsTests {
 		KeyResolver planOfApiKey() {
 			return (HttpServletRequest request) -> {
 				String apiKey = request.getHeader("X-Api-Key");
+				if ("key-the-lookup-fails-on".equals(apiKey)) {
+					throw new IllegalStateException("the customer database is away");
+				}
 				return (apiKey != null) ? PLAN_BY_API_KEY.get(apiKey) : null;
 			};
 		}

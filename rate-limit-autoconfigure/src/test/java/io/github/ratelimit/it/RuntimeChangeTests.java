@@ -33,7 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "management.endpoints.web.exposure.include=ratelimits",
 				"rate-limit.policies.tunable.limit=2", "rate-limit.policies.tunable.period=1h",
 				"rate-limit.policies.tunable.key=header:X-Client", "rate-limit.policies.tunable.plan=header:X-Plan",
-				"rate-limit.rules[0].path=/tunable", "rate-limit.rules[0].policies=tunable" })
+				"rate-limit.rules[0].path=/tunable", "rate-limit.rules[0].policies=tunable",
+				"rate-limit.policies.costly.limit=4", "rate-limit.policies.costly.period=1h",
+				"rate-limit.policies.costly.cost=2", "rate-limit.policies.costly.plan=header:X-Plan",
+				"rate-limit.policies.unplanned.limit=4", "rate-limit.policies.unplanned.period=1h" })
 class RuntimeChangeTests {
 
 	private static final HttpClient CLIENT = HttpClient.newHttpClient();
@@ -73,7 +76,7 @@ class RuntimeChangeTests {
 	}
 
 	@Test
-	void deleteRestoresTheConfiguredValuesAndWhatWasSpentStillCounts() {
+	void deleteRestoresTheConfiguredValuesAndWhatWasSpentStillCounts(CapturedOutput output) {
 		post("tunable", "{\"limit\": 4}");
 		for (int i = 0; i < 3; i++) {
 			assertThat(get("restorer").statusCode()).isEqualTo(200);
@@ -85,6 +88,8 @@ class RuntimeChangeTests {
 		assertThat(rejected.statusCode()).as("3 spent, the limit is 2 again").isEqualTo(429);
 		assertThat(header(rejected, "RateLimit-Policy")).isEqualTo("\"tunable\";q=2;w=3600");
 		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+		assertThat(output).contains("Rate limit policy 'tunable' restored from token-bucket(limit=4, period=PT1H, "
+				+ "burst=4) to its configured token-bucket(limit=2, period=PT1H, burst=2)");
 	}
 
 	@Test
@@ -117,9 +122,44 @@ class RuntimeChangeTests {
 	}
 
 	@Test
-	void anUnknownPolicyIs404ForChangesAndRestores() {
+	void aChangeIsCheckedAgainstTheCostAndThePlanSourceAsStartUpChecksThem() {
+		// costly: 4 an hour, 2 tokens a request, plans from X-Plan; unplanned: no plan source.
+		HttpResponse<String> belowCost = post("costly", "{\"limit\": 1}");
+		assertThat(belowCost.statusCode()).isEqualTo(400);
+		assertThat(belowCost.body()).contains("\"field\":\"burst\"").contains("below the cost of a request (2)");
+		HttpResponse<String> planBelowCost = post("costly", plans("{\"tiny\": {\"limit\": 1}}"));
+		assertThat(planBelowCost.statusCode()).isEqualTo(400);
+		assertThat(planBelowCost.body()).contains("\"field\":\"plans.tiny.burst\"")
+			.contains("the burst of plan 'tiny' (1) is below the cost of a request (2)");
+		// Plans for a policy without a plan source would be shown and never judge a request: refused, as at start-up.
+		HttpResponse<String> unplanned = post("unplanned", plans("{\"pro\": {\"limit\": 100}}"));
+		assertThat(unplanned.statusCode()).isEqualTo(400);
+		assertThat(unplanned.body()).contains("\"field\":\"plans\"")
+			.contains("plans are given but the policy has no plan source (rate-limit.policies.unplanned.plan)");
+		String inForce = this.http.get("/actuator/ratelimits").body();
+		assertThat(inForce).contains("\"costly\":{\"name\":\"costly\",\"algorithm\":\"token-bucket\",\"limit\":4,")
+			.contains("\"unplanned\":{\"name\":\"unplanned\",\"algorithm\":\"token-bucket\",\"limit\":4,")
+			.doesNotContain("\"overridden\":true");
+	}
+
+	@Test
+	void aChangeThatSetsNothingIsRefusedNotAppliedAsAnOverride() {
+		// Actuator drops the fields an operation does not take: a misspelt field arrives as no change at all.
+		for (String body : new String[] { "{}", "{\"limt\": 4}", "{\"limit\": null}" }) {
+			HttpResponse<String> nothing = post("tunable", body);
+			assertThat(nothing.statusCode()).as(body).isEqualTo(400);
+			assertThat(nothing.body()).as(body).contains("the change sets none of limit, period, burst and plans");
+		}
+		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+	}
+
+	@Test
+	void anUnknownPolicyIs404ForEveryOperation() {
 		assertThat(post("nope", "{\"limit\": 4}").statusCode()).isEqualTo(404);
 		assertThat(this.http.delete("/actuator/ratelimits/nope").statusCode()).isEqualTo(404);
+		assertThat(this.http.get("/actuator/ratelimits/nope/header:spender").statusCode()).isEqualTo(404);
+		assertThat(this.http.delete("/actuator/ratelimits/nope/header:spender").statusCode())
+			.as("the key reset too").isEqualTo(404);
 	}
 
 	/** Actuator reads a body of scalars: the plans are a JSON document in a string. */

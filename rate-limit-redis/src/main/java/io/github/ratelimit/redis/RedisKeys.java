@@ -29,8 +29,9 @@ final class RedisKeys {
 
 	/**
 	 * Returns the {@code SCAN MATCH} pattern of every key this layout makes, and of no key outside it
-	 * (a different prefix, or the prefix without the brace that opens the tag): the prefix with glob
-	 * characters escaped, then <code>{*</code>.
+	 * (a different prefix, the prefix without the brace that opens the tag, or the store's own keys of
+	 * runtime changes, {@code {overrides}}, whose tag has no {@code :}): the prefix with glob characters
+	 * escaped, then <code>{*:*}</code>.
 	 * @return the pattern
 	 */
 	byte[] pattern() {
@@ -42,7 +43,7 @@ final class RedisKeys {
 			}
 			pattern.append(c);
 		}
-		return pattern.append("{*").toString().getBytes(StandardCharsets.UTF_8);
+		return pattern.append("{*:*}").toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	private static String part(String value, boolean limitId) {

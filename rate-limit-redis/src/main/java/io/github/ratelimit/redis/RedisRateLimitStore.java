@@ -402,8 +402,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
-	 * Deletes every budget's key of this store's prefix ({@code <keyPrefix>{*}}, found with {@code SCAN},
-	 * deleted with {@code UNLINK}; on Redis Cluster on every master), and forgets the rejections kept in
+	 * Deletes every budget's key of this store's prefix ({@code <keyPrefix>{*:*}}, found with {@code SCAN},
+	 * deleted with {@code UNLINK}; on Redis Cluster on every master; the runtime changes of policies stay,
+	 * as every instance holds them), and forgets the rejections kept in
 	 * process and the local fallback's budgets: for tests only. On a shared Redis it resets the budgets of
 	 * every instance that uses this prefix; it waits for Redis as long as the scan takes, not
 	 * {@code timeout}.

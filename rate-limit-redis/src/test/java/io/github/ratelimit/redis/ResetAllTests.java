@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,25 @@ class ResetAllTests {
 			assertThat(store.tryAcquire(alice).isAllowed()).as("whole again").isTrue();
 			assertThat(store.cachedRejections()).isEqualTo(cached);
 			assertThat(neighbour.tryAcquire(alice).isAllowed()).as("the other prefix is untouched").isFalse();
+		}
+	}
+
+	@Test
+	void runtimeChangesOfPoliciesStayAndHaveNoTtl() {
+		redis.commands().flushall();
+		try (RedisRateLimitStore store = RedisRateLimitStore.builder(redis.connectionFactory())
+			.timeout(Duration.ofSeconds(2))
+			.build()) {
+			store.storeOverride("login", "{\"limit\":4}");
+			store.tryAcquire(acquisition("user:alice"));
+			assertThat(redis.commands().pttl(store.overridesKey())).as("no TTL: it holds what operators set").isEqualTo(-1);
+			assertThat(redis.commands().pttl(store.overridesKey() + ":version")).isEqualTo(-1);
+
+			store.resetAll();
+
+			assertThat(redis.commands().keys("*")).containsExactlyInAnyOrder("rate-limit:{overrides}",
+					"rate-limit:{overrides}:version");
+			assertThat(redis.commands().hgetall(store.overridesKey())).containsExactly(Map.entry("login", "{\"limit\":4}"));
 		}
 	}
 

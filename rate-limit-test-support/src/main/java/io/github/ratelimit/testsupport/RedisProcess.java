@@ -56,7 +56,10 @@ public final class RedisProcess implements AutoCloseable {
 	 * @return the running server
 	 */
 	public static RedisProcess launch(String... extraArgs) {
-		RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
+		List<String> args = List.of(extraArgs);
+		int index = args.indexOf("--cluster-enabled");
+		boolean cluster = index >= 0 && index + 1 < args.size() && "yes".equals(args.get(index + 1));
+		RedisProcess redis = new RedisProcess(cluster ? freePortWithBusPort() : freePort(), args);
 		redis.start();
 		return redis;
 	}
@@ -224,6 +227,30 @@ public final class RedisProcess implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Finds a free loopback port whose cluster bus port (the port + 10000, which a cluster node also
+	 * listens on) is free as well.
+	 * @return the port
+	 */
+	static int freePortWithBusPort() {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port = freePort();
+			if (port + 10_000 <= 65_535 && isFree(port + 10_000)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("No free port with a free cluster bus port (port + 10000) found");
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
 		}
 	}
 

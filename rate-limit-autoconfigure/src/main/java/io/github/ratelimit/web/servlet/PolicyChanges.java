@@ -28,6 +28,12 @@ final class PolicyChanges {
 
 	static RateLimitPolicy.Change read(String prefix, @Nullable Object limit, @Nullable Object period,
 			@Nullable Object burst, @Nullable Object plans) {
+		if (limit == null && period == null && burst == null && plans == null) {
+			// Actuator drops the fields an operation does not take: {"limt": 4} arrives as nothing at all.
+			throw new RateLimitConfigurationException(prefix, "the change sets none of limit, period, burst and plans",
+					"Send a JSON body with one or more of them, e.g. {\"limit\": 200}; DELETE returns to the "
+							+ "configured values");
+		}
 		Map<String, RateLimitPolicy.Plan> readPlans = null;
 		if (plans instanceof String json) {
 			// Actuator reads a body of scalars: the plans come as a JSON document in a string.

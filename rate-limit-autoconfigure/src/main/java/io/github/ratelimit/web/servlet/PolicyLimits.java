@@ -29,6 +29,9 @@ final class PolicyLimits {
 
 	private volatile Map<String, RateLimitPolicy.Plan> configuredPlans = Map.of();
 
+	/** Whether the policy has a plan source ({@code plan}): without one, no request is judged by a plan. */
+	private volatile boolean planned;
+
 	private volatile InForce configured;
 
 	private volatile InForce inForce;
@@ -85,6 +88,7 @@ final class PolicyLimits {
 	 * and the costs against every plan's burst.
 	 */
 	void configurePlans(Map<String, RateLimitPolicy.Plan> plans) {
+		this.planned = true;
 		InForce planned = new InForce(this.configured.limit(), plans(this.definition, plans));
 		this.configuredPlans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
 		this.configured = planned;
@@ -186,6 +190,13 @@ final class PolicyLimits {
 
 	/** Validates and builds the plans' limits, over the policy's values of {@code base}. */
 	Map<String, Limit> plans(RateLimitPolicy.Definition base, Map<String, RateLimitPolicy.Plan> plans) {
+		if (!plans.isEmpty() && !this.planned) {
+			// As start-up refuses plans without a source: they would be shown, and never judge a request.
+			throw new RateLimitConfigurationException(base.originPrefix() + ".plans",
+					"plans are given but the policy has no plan source (" + base.originPrefix()
+							+ ".plan), so no request would ever be judged by them",
+					"Leave plans out, or set " + base.originPrefix() + ".plan (it applies at the next start)");
+		}
 		Map<String, Limit> limits = new LinkedHashMap<>();
 		plans.forEach((name, plan) -> {
 			String prefix = base.originPrefix() + ".plans." + name;

@@ -5,20 +5,17 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
-import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRegistration;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
-import org.springframework.web.filter.GenericFilterBean;
+import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
@@ -34,7 +31,7 @@ import org.springframework.web.servlet.DispatcherServlet;
  * back when its first dispatch ends, or, when it went async, from an {@code AsyncListener} when the
  * async processing completes, fails or times out. Thread-safe.
  */
-class RateLimitFilter extends GenericFilterBean {
+class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitInterceptor interceptor;
 
@@ -49,32 +46,41 @@ class RateLimitFilter extends GenericFilterBean {
 	}
 
 	/**
-	 * Runs once per request, as a {@code OncePerRequestFilter} would, but without a marker attribute set
-	 * and removed on every request: the request's {@link LimitedRequest} tells that it passed already.
-	 * Only a request's first dispatch is opened; an async dispatch may complete its count; any other
-	 * dispatch (forward, include, error) passes through.
+	 * {@link OncePerRequestFilter}'s marker attribute, named once the filter is initialised instead of
+	 * built for every request.
 	 */
+	private volatile @Nullable String alreadyFilteredAttributeName;
+
 	@Override
-	public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
-			throws ServletException, IOException {
-		if (!(servletRequest instanceof HttpServletRequest request)
-				|| !(servletResponse instanceof HttpServletResponse response)) {
-			throw new ServletException("RateLimitFilter only supports HTTP requests");
+	protected String getAlreadyFilteredAttributeName() {
+		String name = this.alreadyFilteredAttributeName;
+		if (name == null) {
+			name = super.getAlreadyFilteredAttributeName();
+			if (getFilterConfig() != null) {
+				// The filter's name is final once the container has initialised it.
+				this.alreadyFilteredAttributeName = name;
+			}
 		}
-		DispatcherType type = request.getDispatcherType();
-		if (type == DispatcherType.ASYNC) {
+		return name;
+	}
+
+	@Override
+	protected boolean shouldNotFilterAsyncDispatch() {
+		// The last async dispatch of a request counted later completes its count here.
+		return false;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		if (isAsyncDispatch(request)) {
 			continueAsync(request, response, chain);
 			return;
 		}
-		if (type != DispatcherType.REQUEST || !this.interceptor.limitsAnything() || LimitedRequest.of(request) != null) {
+		if (!this.interceptor.limitsAnything()) {
 			chain.doFilter(request, response);
 			return;
 		}
-		filter(request, response, chain);
-	}
-
-	private void filter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-			throws ServletException, IOException {
 		LimitedRequest limited = LimitedRequest.open(request, response, this.interceptor.mayCountLater());
 		HttpServletResponse next = limited.response(response);
 		if (!reachesSpringMvc(request)

@@ -45,7 +45,7 @@ class ScriptAgreementTests {
 	@RegisterExtension
 	static final RedisExtension redis = new RedisExtension();
 
-	private static final int SEQUENCES = 12;
+	private static final int SEQUENCES = 8;
 
 	private static final int STEPS = 250;
 

@@ -69,9 +69,15 @@ public final class HttpOverheadSection implements Section {
 	/** Two warm-up rounds whose CPU time per request differs by less than this have settled. */
 	static final double SETTLED = 0.05;
 
+	/**
+	 * A warm-up round in which the JIT compiler threads took less than this share of the app's CPU time has
+	 * compiled the request path: an app still compiling pays for it in every figure.
+	 */
+	static final double COMPILED = 0.03;
+
 	private static Plan plan(boolean quick) {
 		return quick ? new Plan(1, 1, Duration.ofSeconds(2), 1, Duration.ofSeconds(3))
-				: new Plan(3, 10, Duration.ofSeconds(6), 5, Duration.ofSeconds(6));
+				: new Plan(5, 16, Duration.ofSeconds(6), 5, Duration.ofSeconds(6));
 	}
 
 	/**
@@ -79,8 +85,18 @@ public final class HttpOverheadSection implements Section {
 	 * @param load what the load generator measured
 	 * @param cpuMicrosPerRequest the app process's CPU time during the window (every thread: requests, JIT,
 	 * GC) divided by the requests it served, or {@code NaN} when unknown
+	 * @param compilerShare the share of that CPU time its JIT compiler threads took, or {@code NaN} when unknown
 	 */
-	public record Window(LoadGenerator.LoadResult load, double cpuMicrosPerRequest) {
+	public record Window(LoadGenerator.LoadResult load, double cpuMicrosPerRequest, double compilerShare) {
+
+		/**
+		 * Creates a window without a compiler share.
+		 * @param load what the load generator measured
+		 * @param cpuMicrosPerRequest the app's CPU time per request
+		 */
+		public Window(LoadGenerator.LoadResult load, double cpuMicrosPerRequest) {
+			this(load, cpuMicrosPerRequest, Double.NaN);
+		}
 
 		/**
 		 * Creates a window without a CPU time.
@@ -90,9 +106,13 @@ public final class HttpOverheadSection implements Section {
 			this(load, Double.NaN);
 		}
 
-		static Window of(LoadGenerator.LoadResult load, long cpuNanosBefore, long cpuNanosAfter) {
-			boolean known = cpuNanosBefore >= 0 && cpuNanosAfter >= cpuNanosBefore && load.requests() > 0;
-			return new Window(load, known ? (cpuNanosAfter - cpuNanosBefore) / 1000.0 / load.requests() : Double.NaN);
+		static Window of(LoadGenerator.LoadResult load, long cpuNanosBefore, long cpuNanosAfter, long compilerNanosBefore,
+				long compilerNanosAfter) {
+			boolean known = cpuNanosBefore >= 0 && cpuNanosAfter > cpuNanosBefore && load.requests() > 0;
+			boolean compilerKnown = known && compilerNanosBefore >= 0 && compilerNanosAfter >= compilerNanosBefore;
+			return new Window(load, known ? (cpuNanosAfter - cpuNanosBefore) / 1000.0 / load.requests() : Double.NaN,
+					compilerKnown ? (double) (compilerNanosAfter - compilerNanosBefore) / (cpuNanosAfter - cpuNanosBefore)
+							: Double.NaN);
 		}
 	}
 
@@ -111,8 +131,10 @@ public final class HttpOverheadSection implements Section {
 		Plan plan = plan(false);
 		return this.generator.name() + "; both apps (" + String.join(" ", SampleApp.JVM_ARGS) + ") warmed up in turn, "
 				+ plan.warmup().toSeconds() + " s each per round, " + plan.minWarmupRounds() + " to "
-				+ plan.maxWarmupRounds() + " rounds, until both apps' CPU time per request changes by less than "
-				+ Math.round(SETTLED * 100) + "% from one round to the next (the JIT has compiled the request path); "
+				+ plan.maxWarmupRounds() + " rounds, until in both apps the JIT compiler threads take less than "
+				+ Math.round(COMPILED * 100) + "% of the round's CPU time (the JIT has compiled the request path) and the "
+				+ "CPU time per request changes by less than " + Math.round(SETTLED * 100)
+				+ "% from one round to the next; "
 				+ "then " + plan.rounds() + " windows of " + plan.window().toSeconds()
 				+ " s each, alternating which goes first. Every figure is the median of the windows (± half their "
 				+ "interquartile range); CPU per request is the app process's CPU time (all threads) divided by the "
@@ -147,13 +169,16 @@ public final class HttpOverheadSection implements Section {
 			check(disabled.get(PATH), false);
 			List<Double> warmOn = new ArrayList<>();
 			List<Double> warmOff = new ArrayList<>();
+			List<Double> compilingOn = new ArrayList<>();
+			List<Double> compilingOff = new ArrayList<>();
 			for (int i = 0; i < plan.maxWarmupRounds(); i++) {
 				for (SampleApp app : (i % 2 == 0) ? List.of(enabled, disabled) : List.of(disabled, enabled)) {
 					Window window = measure(app, plan.warmup());
 					(app == enabled ? warmOn : warmOff).add(window.cpuMicrosPerRequest());
+					(app == enabled ? compilingOn : compilingOff).add(window.compilerShare());
 					log(settings, "warm-up " + name(app, enabled), window, Double.NaN);
 				}
-				if (i + 1 >= plan.minWarmupRounds() && settled(warmOn) && settled(warmOff)) {
+				if (i + 1 >= plan.minWarmupRounds() && warmedUp(warmOn, compilingOn) && warmedUp(warmOff, compilingOff)) {
 					break;
 				}
 			}
@@ -185,10 +210,15 @@ public final class HttpOverheadSection implements Section {
 				}
 			}
 			SectionResult result = result(on, off);
-			boolean settled = settled(warmOn) && settled(warmOff);
+			boolean settled = warmedUp(warmOn, compilingOn) && warmedUp(warmOff, compilingOff);
 			result.note("Warm-up: " + warmOn.size() + " rounds of " + plan.warmup().toSeconds() + " s per app, "
 					+ (settled ? "settled" : "NOT settled (the windows include JIT compilation; measure again)")
-					+ "; CPU µs per request per round, on: " + micros(warmOn) + "; off: " + micros(warmOff) + ".");
+					+ "; CPU µs per request per round, on: " + micros(warmOn) + "; off: " + micros(warmOff)
+					+ "; the JIT compiler's share of the CPU time per round, on: " + percents(compilingOn) + "; off: "
+					+ percents(compilingOff) + ".");
+			result.note("The JIT compiler's share of the CPU time in the measured windows, on: "
+					+ percents(on.stream().map(Window::compilerShare).toList()) + "; off: "
+					+ percents(off.stream().map(Window::compilerShare).toList()) + ".");
 			result.note("Other processes took " + String.join(", ", foreign.stream().map(CpuMeter::percent).toList())
 					+ " of the CPUs during the windows.");
 			return result;
@@ -199,9 +229,29 @@ public final class HttpOverheadSection implements Section {
 	}
 
 	private Window measure(SampleApp app, Duration duration) throws Exception {
+		long compilerBefore = app.compilerCpuNanos();
 		long before = app.cpuNanos();
 		LoadGenerator.LoadResult load = this.generator.run(app.uri(PATH), duration);
-		return Window.of(load, before, app.cpuNanos());
+		long after = app.cpuNanos();
+		return Window.of(load, before, after, compilerBefore, app.compilerCpuNanos());
+	}
+
+	/**
+	 * Whether an app has warmed up: its JIT compiler took less than {@link #COMPILED} of the last round's CPU
+	 * time (or that is unknown), and its CPU time per request has {@linkplain #settled settled}.
+	 * @param cpuMicrosPerRequest the rounds so far
+	 * @param compilerShares the compiler's share of each round's CPU time
+	 * @return whether warming up may stop
+	 */
+	static boolean warmedUp(List<Double> cpuMicrosPerRequest, List<Double> compilerShares) {
+		double last = compilerShares.isEmpty() ? Double.NaN : compilerShares.get(compilerShares.size() - 1);
+		return !(last >= COMPILED) && settled(cpuMicrosPerRequest);
+	}
+
+	private static String percents(List<Double> shares) {
+		return String.join(", ", shares.stream()
+			.map((share) -> Double.isNaN(share) ? "unknown" : String.format(Locale.ROOT, "%.1f%%", share * 100))
+			.toList());
 	}
 
 	private static String name(SampleApp app, SampleApp enabled) {
@@ -211,10 +261,12 @@ public final class HttpOverheadSection implements Section {
 	private static void log(Settings settings, String name, Window window, double foreignShare) throws IOException {
 		LoadGenerator.LoadResult load = window.load();
 		Files.writeString(settings.logDirectory().resolve("http-windows.log"),
-				name + "\n" + load + " cpuMicrosPerRequest=" + window.cpuMicrosPerRequest() + "\n" + load.output() + "\n",
+				name + "\n" + load + " cpuMicrosPerRequest=" + window.cpuMicrosPerRequest() + " compilerShare="
+						+ window.compilerShare() + "\n" + load.output() + "\n",
 				StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-		System.out.printf(Locale.ROOT, "  %-23s %8s req/s  %6.1f µs CPU per request  p99 %6.2f ms%s%n", name,
+		System.out.printf(Locale.ROOT, "  %-23s %8s req/s  %6.1f µs CPU per request  p99 %6.2f ms  JIT %s%s%n", name,
 				Format.number(load.requestsPerSecond()), window.cpuMicrosPerRequest(), load.p99Millis(),
+				percents(List.of(window.compilerShare())),
 				Double.isNaN(foreignShare) ? "" : "  (other processes: " + CpuMeter.percent(foreignShare) + " CPU)");
 	}
 

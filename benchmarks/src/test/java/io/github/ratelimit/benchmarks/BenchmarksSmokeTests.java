@@ -223,6 +223,16 @@ class BenchmarksSmokeTests {
 		assertThat(HttpOverheadSection.settled(List.of(470.1, 98.5, 96.0))).isTrue();
 		assertThat(HttpOverheadSection.settled(List.of(98.5, 90.0))).isFalse();
 		assertThat(HttpOverheadSection.settled(List.of(Double.NaN))).isTrue();
+		// Settled figures of an app whose JIT still took 5% of the round: not warmed up yet.
+		assertThat(HttpOverheadSection.warmedUp(List.of(98.5, 96.0), List.of(0.20, 0.05))).isFalse();
+		assertThat(HttpOverheadSection.warmedUp(List.of(98.5, 96.0), List.of(0.20, 0.01))).isTrue();
+		assertThat(HttpOverheadSection.warmedUp(List.of(98.5, 90.0), List.of(0.20, 0.01))).isFalse();
+		assertThat(HttpOverheadSection.warmedUp(List.of(98.5, 96.0), List.of(Double.NaN))).isTrue();
+		// /proc's stat line: utime and stime after a command name with spaces and parentheses.
+		assertThat(io.github.ratelimit.benchmarks.harness.SampleApp.cpuTicks(
+				"4242 (C2 CompilerThre) S 1 4 5 0 -1 4194368 1 0 0 0 731 45 0 0 20 0 1 0 99 0 0")).isEqualTo(776);
+		assertThat(io.github.ratelimit.benchmarks.harness.SampleApp.cpuTicks(
+				"7 (a) (b) R 1 4 5 0 -1 4194368 1 0 0 0 3 4 0 0 20 0 1 0 99 0 0")).isEqualTo(7);
 		assertThat(HttpOverheadSection.halfInterquartileRange(new double[] { 1, 2, 3, 4, 5 })).isEqualTo(1);
 	}
 

@@ -197,6 +197,18 @@ class BenchmarksSmokeTests {
 	}
 
 	@Test
+	void forksOfRoundsArePooledIntoOneMedianOfAllTheirIterations() {
+		// A slow round and a fast one: the figure is neither round's median but the median of all six iterations.
+		Jmh.Fork slow = new Jmh.Fork("raw", Map.of("keys", "1"), 16, new double[] { 20, 21, 22 }, 0.01, 0, "ops/s");
+		Jmh.Fork fast = new Jmh.Fork("raw", Map.of("keys", "1"), 16, new double[] { 30, 29, 28 }, 0.05, 1, "ops/s");
+		Jmh.Fork pooled = Jmh.Fork.pooled(List.of(slow, fast));
+		assertThat(pooled.iterations()).containsExactly(20, 21, 22, 30, 29, 28);
+		assertThat(pooled.measurement("x").value()).isEqualTo(25);
+		assertThat(pooled.foreignCpu()).isEqualTo(0.05);
+		assertThat(pooled.repeats()).isEqualTo(1);
+	}
+
+	@Test
 	void theHttpFiguresAreTheMedianWindowsSoThatOneColdOrDisturbedWindowDoesNotMoveThem() {
 		// Today's first window with the limiter, before the JIT had compiled its path, was half the others.
 		List<HttpOverheadSection.Window> on = List.of(window(7_232, 45.0), window(13_360, 30.2), window(13_468, 30.0));

@@ -85,6 +85,20 @@ public final class Jmh {
 	public record Fork(String method, Map<String, String> params, int threads, double[] iterations, double foreignCpu,
 			int repeats, String unit) {
 
+		/**
+		 * Pools forks of one method and parameters: all their measured iterations, the most disturbed one's
+		 * share of other processes' CPU, and their repeats.
+		 * @param forks at least one fork, all of the same method, parameters, threads and unit
+		 * @return one fork holding them all
+		 */
+		public static Fork pooled(List<Fork> forks) {
+			Fork first = forks.get(0);
+			double[] all = forks.stream().flatMapToDouble((fork) -> Arrays.stream(fork.iterations())).toArray();
+			double foreign = forks.stream().mapToDouble(Fork::foreignCpu).max().orElse(Double.NaN);
+			int repeats = forks.stream().mapToInt(Fork::repeats).sum();
+			return new Fork(first.method(), first.params(), first.threads(), all, foreign, repeats, first.unit());
+		}
+
 		public Measurement measurement(String figure) {
 			double[] sorted = this.iterations.clone();
 			Arrays.sort(sorted);

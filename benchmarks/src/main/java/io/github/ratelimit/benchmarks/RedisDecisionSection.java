@@ -76,8 +76,9 @@ final class RedisDecisionSection implements Section {
 	@Override
 	public String method() {
 		return "JMH throughput, " + THREADS + " threads in a closed loop (each waits for its answer), "
-				+ ITERATIONS.describe() + "; " + ROUNDS + " rounds, the implementations taking turns in each, the figure "
-				+ "the median of an implementation's measured iterations of all rounds; 2 GB heap, G1; " + KEYS + " keys asked in random order, a token bucket "
+				+ ITERATIONS.describe() + "; " + ROUNDS + " rounds, the implementations taking turns in each, the "
+				+ "figure the median of an implementation's measured iterations of all rounds; 2 GB heap, G1; " + KEYS
+				+ " keys asked in random order, a token bucket "
 				+ "of " + RedisDecisionBenchmark.LIMIT + " per hour per key (every request allowed); one redis-server "
 				+ "(" + RedisProcess.version() + ", no persistence) started by the run on a free loopback port, on the "
 				+ "same 2 cores as the client, flushed before each implementation; one shared Lettuce connection each. "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark in one go (about 25 minutes on a 2-core machine): JMH decision throughput and
+# Runs every benchmark in one go (about 22 minutes on a 2-core machine): JMH decision throughput and
 # scaling against Bucket4j and the floor, Redis decision throughput against Bucket4j on Lettuce and a raw
 # EVALSHA loop (needs redis-server; the run starts and stops its own), memory per key (heap, and Redis
 # MEMORY USAGE per algorithm), and the sample app's HTTP overhead (with wrk

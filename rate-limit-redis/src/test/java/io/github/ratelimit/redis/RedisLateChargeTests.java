@@ -90,11 +90,14 @@ class RedisLateChargeTests {
 		AtomicLong now = new AtomicLong(System.currentTimeMillis() * 1000);
 		RedisRateLimitStore store = store(OnFailure.DENY, RedisRateLimitStore.builder(this.factory).clock(now::get));
 		assertThat(spendTwoThenFourDuringAPause(store)).noneMatch(Decision::isAllowed);
+		// Every call that was sent and timed out replies late; one that waited behind two calls in flight
+		// and gave up before it was sent never runs (and is no error of its own).
+		long sent = store.errors();
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (store.lateReplies() < 4 && System.nanoTime() < deadline) {
+		while (store.lateReplies() < sent && System.nanoTime() < deadline) {
 			RedisProcess.sleep(20);
 		}
-		assertThat(store.lateReplies()).isEqualTo(4);
+		assertThat(store.lateReplies()).isEqualTo(sent);
 		while (store.peek(ACQUISITION).remaining() != 8 && System.nanoTime() < deadline) {
 			RedisProcess.sleep(20);
 		}
@@ -109,11 +112,15 @@ class RedisLateChargeTests {
 		assertThat(store.tryAcquire(ACQUISITION).remaining()).isEqualTo(8);
 		// Long enough that the 4 calls below all time out inside it, even on a starved CPU.
 		redis.commands().clientPause(3_000);
+		long fallbacks = store.fallbacks();
 		List<Decision> decisions = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			decisions.add(store.tryAcquire(ACQUISITION));
 		}
-		assertThat(store.errors()).as("the 4 timed out").isEqualTo(4);
+		assertThat(store.fallbacks() - fallbacks).as("the 4 decided by on-failure").isEqualTo(4);
+		// Each call sent timed out; a call that found two in flight waited for the lane, gave up unsent, and
+		// counts no error of its own (the calls ahead of it count theirs), so 3 or 4.
+		assertThat(store.errors()).as("the calls that timed out").isBetween(3L, 4L);
 		while (!RedisProcess.ping(redis.port())) {
 			RedisProcess.sleep(20);
 		}

@@ -241,10 +241,10 @@ class BenchmarksSmokeTests {
 		assertThat(HttpOverheadSection.warmedUp(List.of(98.5, 90.0), List.of(0.20, 0.01))).isFalse();
 		assertThat(HttpOverheadSection.warmedUp(List.of(98.5, 96.0), List.of(Double.NaN))).isTrue();
 		// /proc's stat line: utime and stime after a command name with spaces and parentheses.
-		assertThat(io.github.ratelimit.benchmarks.harness.SampleApp.cpuTicks(
-				"4242 (C2 CompilerThre) S 1 4 5 0 -1 4194368 1 0 0 0 731 45 0 0 20 0 1 0 99 0 0")).isEqualTo(776);
-		assertThat(io.github.ratelimit.benchmarks.harness.SampleApp.cpuTicks(
-				"7 (a) (b) R 1 4 5 0 -1 4194368 1 0 0 0 3 4 0 0 20 0 1 0 99 0 0")).isEqualTo(7);
+		assertThat(io.github.ratelimit.benchmarks.harness.CpuMeter.ticks(
+				"4242 (C2 CompilerThre) S 1 4 5 0 -1 4194368 1 0 0 0 731 45 0 0 20 0 1 0 99 0 0", 14, 15)).isEqualTo(776);
+		assertThat(io.github.ratelimit.benchmarks.harness.CpuMeter.ticks(
+				"7 (a) (b) R 1 4 5 0 -1 4194368 1 0 0 0 3 4 5 6 20 0 1 0 99 0 0", 14, 17)).isEqualTo(18);
 		assertThat(HttpOverheadSection.halfInterquartileRange(new double[] { 1, 2, 3, 4, 5 })).isEqualTo(1);
 	}
 

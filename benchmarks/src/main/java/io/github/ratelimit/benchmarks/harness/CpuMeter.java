@@ -1,6 +1,9 @@
 package io.github.ratelimit.benchmarks.harness;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -54,17 +57,63 @@ public final class CpuMeter {
 	/** User and system time of a process and of its ended children; 0 when it is gone. */
 	private static long processTicks(long pid) {
 		try {
-			String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-			String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-			long ticks = 0;
-			for (int i = 11; i <= 14; i++) {
-				ticks += Long.parseLong(fields[i]);
-			}
-			return ticks;
+			// utime, stime, cutime, cstime
+			return ticks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")), 14, 17);
 		}
 		catch (IOException | RuntimeException ex) {
 			return 0;
 		}
+	}
+
+	/**
+	 * Returns the CPU time of a process's JIT compiler threads (named {@code C1 CompilerThre...} and
+	 * {@code C2 CompilerThre...} in {@code /proc/<pid>/task/<tid>/comm}): while it grows, the process is
+	 * still compiling.
+	 * @param pid the process
+	 * @return clock ticks (100 a second), or {@code -1} when they cannot be read (not Linux)
+	 */
+	public static long compilerTicks(long pid) {
+		Path tasks = Path.of("/proc", Long.toString(pid), "task");
+		if (!Files.isDirectory(tasks)) {
+			return -1;
+		}
+		long ticks = 0;
+		try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+			for (Path thread : threads) {
+				try {
+					String comm = Files.readString(thread.resolve("comm"), StandardCharsets.US_ASCII);
+					if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+						// utime, stime
+						ticks += ticks(Files.readString(thread.resolve("stat"), StandardCharsets.US_ASCII), 14, 15);
+					}
+				}
+				catch (IOException ex) {
+					// The thread ended meanwhile.
+				}
+			}
+		}
+		catch (IOException | UncheckedIOException ex) {
+			return -1;
+		}
+		return ticks;
+	}
+
+	/**
+	 * Sums fields of a {@code /proc} {@code stat} line, counted from 1 as in {@code proc(5)}, after the
+	 * command name in parentheses (which may hold spaces and parentheses).
+	 * @param stat the line
+	 * @param from the first field, e.g. 14 (utime)
+	 * @param to the last field, e.g. 15 (stime)
+	 * @return the sum
+	 */
+	public static long ticks(String stat, int from, int to) {
+		// The first field after the name is field 3 (the state).
+		String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+		long ticks = 0;
+		for (int field = from; field <= to; field++) {
+			ticks += Long.parseLong(fields[field - 3]);
+		}
+		return ticks;
 	}
 
 	/**

@@ -1,12 +1,10 @@
 package io.github.ratelimit.benchmarks.harness;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,56 +121,15 @@ public final class SampleApp implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the CPU time the app's JIT compiler threads have used so far, from Linux's
-	 * {@code /proc/<pid>/task/<tid>/stat} of the threads named {@code C1 CompilerThre...} and
-	 * {@code C2 CompilerThre...}: while it grows, the app is still compiling its request path.
+	 * Returns the CPU time the app's JIT compiler threads have used so far: while it grows, the app is still
+	 * compiling its request path.
 	 * @return nanoseconds (in steps of the kernel's 10 ms clock tick), or {@code -1} when the platform does
 	 * not tell
 	 */
 	public long compilerCpuNanos() {
-		Path tasks = Path.of("/proc", Long.toString(this.process.pid()), "task");
-		if (!Files.isDirectory(tasks)) {
-			return -1;
-		}
-		long ticks = 0;
-		try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
-			for (Path thread : threads) {
-				ticks += compilerTicks(thread);
-			}
-		}
-		catch (IOException | UncheckedIOException ex) {
-			return -1;
-		}
-		return ticks * NANOS_PER_TICK;
-	}
-
-	/** /proc counts CPU time in USER_HZ ticks, 100 a second on every Linux architecture the JDK runs on. */
-	private static final long NANOS_PER_TICK = 10_000_000L;
-
-	private static long compilerTicks(Path thread) {
-		try {
-			String comm = Files.readString(thread.resolve("comm"), StandardCharsets.US_ASCII);
-			if (!comm.startsWith("C1 CompilerThre") && !comm.startsWith("C2 CompilerThre")) {
-				return 0;
-			}
-			return cpuTicks(Files.readString(thread.resolve("stat"), StandardCharsets.US_ASCII));
-		}
-		catch (IOException ex) {
-			// The thread ended meanwhile.
-			return 0;
-		}
-	}
-
-	/**
-	 * Reads utime + stime (fields 14 and 15) from a {@code stat} line, after the command name in parentheses
-	 * (which may hold spaces).
-	 * @param stat the line
-	 * @return clock ticks
-	 */
-	public static long cpuTicks(String stat) {
-		String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-		// fields[0] is field 3 (the state), so fields 14 and 15 are at 11 and 12.
-		return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+		long ticks = CpuMeter.compilerTicks(this.process.pid());
+		// /proc counts in USER_HZ ticks, 100 a second on every Linux architecture the JDK runs on.
+		return (ticks < 0) ? -1 : ticks * 10_000_000L;
 	}
 
 	private String logTail() throws IOException {

@@ -196,15 +196,20 @@ final class Coalescer {
 	}
 
 	/**
-	 * Hands each request its part of a batch reply, a view of one array of the reply's integers (no copy):
-	 * per request {@code -1} (past its deadline), one compact integer ({@code >= 0}), or {@code -1 - n} and
-	 * 8 integers per acquisition; then the server time.
+	 * Hands each request its part of a reply, a view of one array of the reply's integers (no copy). A call
+	 * of one request was sent in the plain format: its reply is the request's part, then the server time.
+	 * A batch reply has per request {@code -1} (past its deadline), one compact integer ({@code >= 0}), or
+	 * {@code -1 - n} and 8 integers per acquisition; then the server time.
 	 */
 	static void split(List<Pending> requests, List<Long> reply) {
 		int size = reply.size();
 		if (size == 0) {
 			IllegalStateException odd = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 			requests.forEach((pending) -> pending.reply.completeExceptionally(odd));
+			return;
+		}
+		if (requests.size() == 1) {
+			requests.get(0).reply.complete(ReplyPart.of(reply));
 			return;
 		}
 		long[] values = new long[size];

@@ -766,11 +766,18 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
-	 * Sends one script call for coalesced requests: the earliest deadline, each distinct limit's values once,
+	 * Sends one script call for coalesced requests. A request alone goes in the plain format (as an
+	 * uncoalesced call): its deadline and its acquisitions' values. Several go in the batch format: the earliest deadline, each distinct limit's values once,
 	 * each distinct acquisition (limit, cost, maximum wait) once, then per request its deadline, its number of
 	 * acquisitions and, per acquisition, the index of its shape (see driver.lua).
 	 */
 	private @Nullable CompletableFuture<List<Long>> sendBatch(List<Coalescer.Pending> requests) {
+		if (requests.size() == 1) {
+			// Alone (the lane was idle): the plain format, whose reply is the request's own (Coalescer#split).
+			Coalescer.Pending pending = requests.get(0);
+			return this.runner.send(this.scripts.forAcquisitions(pending.acquisitions), pending.keys,
+					args(pending.acquisitions, ACQUIRE, pending.serverDeadline, null));
+		}
 		List<Acquisition> all = new ArrayList<>();
 		List<Limit> limits = new ArrayList<>(4);
 		// Per distinct shape: its limit's index, cost and maximum wait (us), 3 longs each.

@@ -228,6 +228,43 @@ class CoalescingTests {
 		assertThat(redis.commands().exists("rate-limit:{d:b}")).isZero();
 	}
 
+	/**
+	 * A call of one request is sent in the plain format, whose reply is that request's own part (8
+	 * integers per acquisition, or a compact one, or -1 past its deadline) then the time; a batch reply
+	 * tags a request of 8 integers with -1 - n. Either way each request gets its part alone.
+	 */
+	@Test
+	void aLoneRequestGetsItsWholeReplyAndABatchItsTaggedPart() {
+		Acquisition one = new Acquisition("w", LIMIT, "a", 1);
+		List<Long> eight = List.of(1L, 24L, 3_600_000_000L, 0L, 0L, 0L, 144_000_000L, 0L);
+		for (List<Long> part : List.of(eight, List.of(288_000_000L), List.of(-1L))) {
+			Coalescer.Pending alone = pending(one);
+			List<Long> reply = new ArrayList<>(part);
+			reply.add(42L);
+			Coalescer.split(List.of(alone), reply);
+			ReplyPart got = alone.reply.join();
+			assertThat(got.serverTime()).isEqualTo(42L);
+			assertThat(got.size()).isEqualTo(part.size());
+			for (int i = 0; i < part.size(); i++) {
+				assertThat(got.get(i)).isEqualTo(part.get(i));
+			}
+		}
+		Coalescer.Pending full = pending(one);
+		Coalescer.Pending compact = pending(one);
+		List<Long> batch = new ArrayList<>(List.of(-2L));
+		batch.addAll(eight);
+		batch.addAll(List.of(288_000_000L, 42L));
+		Coalescer.split(List.of(full, compact), batch);
+		assertThat(full.reply.join().size()).isEqualTo(8);
+		assertThat(full.reply.join().get(0)).isEqualTo(1L);
+		assertThat(compact.reply.join().size()).isEqualTo(1);
+		assertThat(compact.reply.join().get(0)).isEqualTo(288_000_000L);
+	}
+
+	private static Coalescer.Pending pending(Acquisition acquisition) {
+		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, new byte[0]);
+	}
+
 	private static byte[] bytes(Object value) {
 		return String.valueOf(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
 	}

@@ -154,13 +154,19 @@ local deadline = tonumber(ARGV[3])
 if deadline and now > deadline then
   return { -1, now }
 end
+-- One acquisition of an algorithm with a compact reply (a request alone, the common case): no tables of read.
+if op == 'acquire' and #KEYS == 1 then
+  local algorithm = ALGORITHMS[ARGV[4]]
+  local compact = algorithm and algorithm.compact
+  if compact then
+    local p = { limit = tonumber(ARGV[7]), period = tonumber(ARGV[8]), burst = tonumber(ARGV[9]),
+      interval = tonumber(ARGV[10]) }
+    return { compact(KEYS[1], now, p, tonumber(ARGV[5]), tonumber(ARGV[6])), now }
+  end
+end
 local acquisitions, err = read(1, 4, #KEYS)
 if not acquisitions then
   return redis.error_reply(err)
-end
-if op == 'acquire' and #acquisitions == 1 and acquisitions[1].algorithm.compact then
-  local a = acquisitions[1]
-  return { a.algorithm.compact(a.key, now, a.p, a.cost, a.max_wait), now }
 end
 local decisions = decide(acquisitions, op == 'release')
 

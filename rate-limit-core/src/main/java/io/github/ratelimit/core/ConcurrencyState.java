@@ -70,9 +70,7 @@ final class ConcurrencyState implements LimiterState {
 
 	@Override
 	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
-		if (limit.algorithm() != this.limit.algorithm()) {
-			throw new IllegalArgumentException("cannot move a " + this.limit.algorithm() + " state to " + limit);
-		}
+		LimiterState.requireSameAlgorithm(this.limit, limit);
 		if (this.retired) {
 			return null;
 		}

@@ -119,9 +119,7 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 
 	@Override
 	public final @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
-		if (limit.algorithm() != this.limit.algorithm()) {
-			throw new IllegalArgumentException("cannot move a " + this.limit.algorithm() + " state to " + limit);
-		}
+		LimiterState.requireSameAlgorithm(this.limit, limit);
 		while (true) {
 			long tat = (long) TAT.getVolatile(this);
 			if (tat == RETIRED) {

@@ -69,4 +69,16 @@ interface LimiterState {
 	 * @throws IllegalArgumentException when the new limit has another algorithm
 	 */
 	@Nullable LimiterState moveTo(Limit limit, long nowNanos);
+
+	/**
+	 * Checks that a state of one limit may move to another: only within an algorithm.
+	 * @param current the state's limit
+	 * @param next the limit it would move to
+	 * @throws IllegalArgumentException when the algorithms differ
+	 */
+	static void requireSameAlgorithm(Limit current, Limit next) {
+		if (next.algorithm() != current.algorithm()) {
+			throw new IllegalArgumentException("cannot move a " + current.algorithm() + " state to " + next);
+		}
+	}
 }

@@ -50,11 +50,15 @@ class LimitChangeTests {
 		assertThat(state.moveTo(limit(algorithm, 8, Duration.ofMinutes(1)), this.now)).as("moved once only").isNull();
 	}
 
-	@Test
-	void aStateMovesOnlyWithinItsAlgorithm() {
-		LimiterState state = limit(Algorithm.TOKEN_BUCKET, 2, Duration.ofMinutes(1)).newState();
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aStateMovesOnlyWithinItsAlgorithm(Algorithm algorithm) {
+		LimiterState state = ((algorithm == Algorithm.CONCURRENCY) ? Limit.builder().algorithm(algorithm).limit(2).build()
+				: limit(algorithm, 2, Duration.ofMinutes(1))).newState();
+		Algorithm other = (algorithm == Algorithm.FIXED_WINDOW) ? Algorithm.TOKEN_BUCKET : Algorithm.FIXED_WINDOW;
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> state.moveTo(limit(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)), this.now));
+			.isThrownBy(() -> state.moveTo(limit(other, 2, Duration.ofMinutes(1)), this.now))
+			.withMessageContaining("cannot move a " + algorithm);
 	}
 
 	@Test

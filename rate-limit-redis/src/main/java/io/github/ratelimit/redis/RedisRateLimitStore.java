@@ -767,9 +767,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	/**
 	 * Sends one script call for coalesced requests. A request alone goes in the plain format (as an
-	 * uncoalesced call): its deadline and its acquisitions' values. Several go in the batch format: the earliest deadline, each distinct limit's values once,
-	 * each distinct acquisition (limit, cost, maximum wait) once, then per request its deadline, its number of
-	 * acquisitions and, per acquisition, the index of its shape (see driver.lua).
+	 * uncoalesced call): its deadline and its acquisitions' values. Several go in the batch format: the
+	 * earliest deadline, each distinct limit's values once, each distinct acquisition (limit, cost, maximum
+	 * wait) once, then per request its deadline, its number of acquisitions and, per acquisition, the index
+	 * of its shape (see driver.lua).
 	 */
 	private @Nullable CompletableFuture<List<Long>> sendBatch(List<Coalescer.Pending> requests) {
 		if (requests.size() == 1) {

@@ -705,7 +705,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			reply = (acquire && leases == null && this.coalescing && this.runner.canSend()
 					&& (!this.clustered || sameSlot(acquisitions)))
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
-					: ReplyPart.of(this.runner.run(script, keys, args(acquisitions, op, serverDeadline, leases), deadline,
+					: ReplyPart.of(this.runner.run(script, keys, args(acquisitions, op, deadlineArg(serverDeadline), leases), deadline,
 							acquire ? (late) -> giveBack(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
 			learnClock(node, sent, reply);
 			if (reply.isPastDeadline()) {
@@ -737,8 +737,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	private ReplyPart coalesced(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
 			long serverDeadline, long deadline) throws Exception {
 		// The deadline's argument is written here, on the caller's thread, not on the client's one that sends batches.
-		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline,
-				(serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline));
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline, deadlineArg(serverDeadline));
 		this.coalescer.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
 		try {
 			return pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
@@ -777,7 +776,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			// Alone (the lane was idle): the plain format, whose reply is the request's own (Coalescer#split).
 			Coalescer.Pending pending = requests.get(0);
 			return this.runner.send(this.scripts.forAcquisitions(pending.acquisitions), pending.keys,
-					args(pending.acquisitions, ACQUIRE, pending.serverDeadline, null));
+					args(pending.acquisitions, ACQUIRE, pending.deadlineArg, null));
 		}
 		List<Acquisition> all = new ArrayList<>();
 		List<Limit> limits = new ArrayList<>(4);
@@ -914,7 +913,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		try {
 			this.compensator.execute(() -> {
 				try {
-					this.runner.run(script, keys, args(acquisitions, RELEASE, ServerClock.NONE, leases),
+					this.runner.run(script, keys, args(acquisitions, RELEASE, NO_DEADLINE, leases),
 							System.nanoTime() + this.timeoutNanos, null);
 				}
 				catch (Exception ex) {
@@ -1020,7 +1019,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 					long sent = System.nanoTime();
 					try {
 						List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)),
-								keys(List.of(probe)), args(List.of(probe), PEEK, ServerClock.NONE, null), deadline, null);
+								keys(List.of(probe)), args(List.of(probe), PEEK, NO_DEADLINE, null), deadline, null);
 						learnClock(node(keys(List.of(probe))[0]), sent, ReplyPart.of(reply));
 						result.complete(null);
 						return;
@@ -1133,11 +1132,16 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		return keys;
 	}
 
-	private byte[][] args(List<Acquisition> acquisitions, byte[] op, long serverDeadline, Lease @Nullable [] leases) {
+	/** A deadline in the server's time as the scripts' argument: {@code ''} for none. */
+	private static byte[] deadlineArg(long serverDeadline) {
+		return (serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline);
+	}
+
+	private byte[][] args(List<Acquisition> acquisitions, byte[] op, byte[] deadlineArg, Lease @Nullable [] leases) {
 		byte[][] args = new byte[3 + 7 * acquisitions.size()][];
 		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
 		args[1] = (op == PEEK) ? RELEASE : op;
-		args[2] = (serverDeadline == ServerClock.NONE) ? NO_DEADLINE : number(serverDeadline);
+		args[2] = deadlineArg;
 		int i = 3;
 		for (int a = 0; a < acquisitions.size(); a++) {
 			i = acquisitionArgs(args, i, acquisitions.get(a), op, (leases != null) ? leases[a] : null);

@@ -16,7 +16,8 @@ import io.github.ratelimit.core.Algorithm;
  * holds them all for requests whose limits use different algorithms. Each script is the shared
  * prelude, the algorithm(s), and the driver that reads the arguments. A last one, {@code check.lua}
  * after every algorithm, checks budgets without writing; {@code lease-refresh.lua} refreshes the leases
- * of concurrency limits. Immutable.
+ * of concurrency limits; {@code lone-bucket.lua}, on its own, acquires a request's one acquisition of a
+ * bucket (the common request) without defining the prelude's functions. Immutable.
  */
 final class LuaScripts {
 
@@ -30,12 +31,15 @@ final class LuaScripts {
 
 	private final LuaScript leaseRefresh;
 
+	private final LuaScript loneBucket;
+
 	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check,
-			LuaScript leaseRefresh) {
+			LuaScript leaseRefresh, LuaScript loneBucket) {
 		this.byAlgorithm = byAlgorithm;
 		this.combined = combined;
 		this.check = check;
 		this.leaseRefresh = leaseRefresh;
+		this.loneBucket = loneBucket;
 	}
 
 	/**
@@ -54,7 +58,24 @@ final class LuaScripts {
 			all.append(source);
 		}
 		return new LuaScripts(byAlgorithm, LuaScript.of("combined", all + driver),
-				LuaScript.of("check", all + read("check.lua")), LuaScript.of("lease-refresh", read("lease-refresh.lua")));
+				LuaScript.of("check", all + read("check.lua")), LuaScript.of("lease-refresh", read("lease-refresh.lua")),
+				LuaScript.of("lone-bucket", read("lone-bucket.lua")));
+	}
+
+	/**
+	 * Returns the script that acquires one request's acquisitions: {@code lone-bucket.lua} for a single
+	 * acquisition of a bucket, else {@link #forAcquisitions}. Releases, checks and batches use the others.
+	 * @param acquisitions the request's, one or more
+	 * @return the script
+	 */
+	LuaScript forAcquire(List<Acquisition> acquisitions) {
+		if (acquisitions.size() == 1) {
+			Algorithm algorithm = acquisitions.get(0).limit().algorithm();
+			if (algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET) {
+				return this.loneBucket;
+			}
+		}
+		return forAcquisitions(acquisitions);
 	}
 
 	/**
@@ -77,6 +98,7 @@ final class LuaScripts {
 		all.add(this.combined);
 		all.add(this.check);
 		all.add(this.leaseRefresh);
+		all.add(this.loneBucket);
 		return all;
 	}
 

@@ -697,6 +697,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		// tokens taken anyway is given back. A late release or peek is harmless.
 		boolean acquire = op == ACQUIRE;
 		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
+		// The script of the operation, which also gives back what a late reply took; an acquisition is sent
+		// with LuaScripts#forAcquire's.
 		LuaScript script = (op == CHECK) ? this.scripts.check() : this.scripts.forAcquisitions(acquisitions);
 		ReplyPart reply;
 		long sent = System.nanoTime();
@@ -705,7 +707,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			reply = (acquire && leases == null && this.coalescing && this.runner.canSend()
 					&& (!this.clustered || sameSlot(acquisitions)))
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
-					: ReplyPart.of(this.runner.run(script, keys, args(acquisitions, op, deadlineArg(serverDeadline), leases), deadline,
+					: ReplyPart.of(this.runner.run(acquire ? this.scripts.forAcquire(acquisitions) : script, keys,
+							args(acquisitions, op, deadlineArg(serverDeadline), leases), deadline,
 							acquire ? (late) -> giveBack(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
 			learnClock(node, sent, reply);
 			if (reply.isPastDeadline()) {
@@ -775,7 +778,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		if (requests.size() == 1) {
 			// Alone (the lane was idle): the plain format, whose reply is the request's own (Coalescer#split).
 			Coalescer.Pending pending = requests.get(0);
-			return this.runner.send(this.scripts.forAcquisitions(pending.acquisitions), pending.keys,
+			return this.runner.send(this.scripts.forAcquire(pending.acquisitions), pending.keys,
 					args(pending.acquisitions, ACQUIRE, pending.deadlineArg, null));
 		}
 		List<Acquisition> all = new ArrayList<>();

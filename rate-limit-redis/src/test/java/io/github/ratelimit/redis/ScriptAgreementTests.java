@@ -146,6 +146,55 @@ class ScriptAgreementTests {
 		assertThat(this.outcomes).containsKeys("allowed", "rejected", "released", "moved");
 	}
 
+	/**
+	 * A bucket's request alone goes to lone-bucket.lua, which writes out the prelude's state reading (and
+	 * moving) rather than calling it: on states written under another emission interval (the plan
+	 * changes above keep the interval, so that Java and Lua round alike), of old formats, or odd, it
+	 * decides and writes exactly what the driver's path does for the same acquisition in a request of
+	 * two limits.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET" })
+	void aRequestAloneReadsAndMovesStatesAsTheDriverDoes(Algorithm algorithm) {
+		Random random = new Random(11_000L + algorithm.ordinal());
+		Limit other = Limit.builder().limit(1_000).period(Duration.ofHours(1)).build();
+		long micros = 1_767_225_600_000_000L;
+		int moved = 0;
+		for (int trial = 0; trial < 300; trial++) {
+			micros += 1 + random.nextInt(1_000_000);
+			this.now.set(micros);
+			Limit written = randomLimit(algorithm, random);
+			Limit asked = randomLimit(algorithm, random);
+			long writtenInterval = written.emissionIntervalNanos() / 1000;
+			long tat = micros + random.nextLong(writtenInterval * written.burst() * 2 + 1) - writtenInterval;
+			String state = switch (random.nextInt(6)) {
+				case 0 -> Long.toString(tat);
+				case 1 -> "odd";
+				default -> tat + " " + writtenInterval;
+			};
+			moved += (state.endsWith(" " + writtenInterval) && written.emissionIntervalNanos() != asked.emissionIntervalNanos()
+					&& tat > micros) ? 1 : 0;
+			long cost = 1 + random.nextInt((int) asked.burst());
+			long maxWait = (algorithm.canDelay() && random.nextBoolean())
+					? random.nextLong(asked.period().toNanos() / 1000 + 1) * 1000 : 0;
+			String id = "lone-" + trial;
+			redis.commands().set(this.store.redisKey(id, "alone"), state);
+			redis.commands().set(this.store.redisKey(id, "with-another"), state);
+			Decision alone = this.single.tryAcquire(new Acquisition(id, asked, "alone", cost, maxWait));
+			Decision withAnother = this.single.tryAcquireAll(List.of(new Acquisition(id, asked, "with-another", cost, maxWait),
+					new Acquisition("lone-other", other, "k" + trial, 1))).get(0);
+			String what = "trial " + trial + ": " + state + " (written under " + written + ") asked " + asked + " cost="
+					+ cost + " maxWait=" + maxWait;
+			assertThat(alone).as(what).isEqualTo(withAnother);
+			assertThat(redis.commands().get(this.store.redisKey(id, "alone"))).as(what)
+				.isEqualTo(redis.commands().get(this.store.redisKey(id, "with-another")));
+			long aloneTtl = redis.commands().pttl(this.store.redisKey(id, "alone"));
+			assertThat(aloneTtl).as(what).isCloseTo(redis.commands().pttl(this.store.redisKey(id, "with-another")),
+					org.assertj.core.data.Offset.offset(1_000L));
+		}
+		assertThat(moved).isGreaterThan(100);
+	}
+
 	/** When set, the first limit id alternates at random between these limits. */
 	private List<Limit> plans = List.of();
 

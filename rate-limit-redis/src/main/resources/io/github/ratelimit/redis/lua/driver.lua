@@ -12,9 +12,8 @@
 -- Returns 8 integers per acquisition: allowed, remaining, reset (us), retry-after (us), wait (us),
 --          nanoseconds to add to retry-after, the time until additional quota (us), and nanoseconds
 --          to add to it; then the time the script read (epoch microseconds), from which the
---          client learns the server's clock. A compact reply instead for one acquisition of an
---          algorithm that has one (the buckets): one integer (see token-bucket.lua), never negative,
---          then the time.
+--          client learns the server's clock. (A request whose one acquisition is of a bucket is
+--          sent to lone-bucket.lua instead, whose reply is compact: see token-bucket.lua.)
 local now
 if ARGV[1] ~= '' then
   now = tonumber(ARGV[1])
@@ -153,16 +152,6 @@ end
 local deadline = tonumber(ARGV[3])
 if deadline and now > deadline then
   return { -1, now }
-end
--- One acquisition of an algorithm with a compact reply (a request alone, the common case): no tables of read.
-if op == 'acquire' and #KEYS == 1 then
-  local algorithm = ALGORITHMS[ARGV[4]]
-  local compact = algorithm and algorithm.compact
-  if compact then
-    local p = { limit = tonumber(ARGV[7]), period = tonumber(ARGV[8]), burst = tonumber(ARGV[9]),
-      interval = tonumber(ARGV[10]) }
-    return { compact(KEYS[1], now, p, tonumber(ARGV[5]), tonumber(ARGV[6])), now }
-  end
 end
 local acquisitions, err = read(1, 4, #KEYS)
 if not acquisitions then

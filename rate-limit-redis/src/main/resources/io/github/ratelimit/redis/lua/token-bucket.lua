@@ -24,7 +24,8 @@ ALGORITHMS['token-bucket'] = {
     return decision(true, 0, used, 0, wait, 0, gcra_next(used, tolerance, interval))
   end,
 
-  -- The same decision as acquire, as one integer (a compact reply, see driver.lua): 2 * used when
+  -- The same decision as acquire, as one integer (a compact reply, in batches of driver.lua; a
+  -- request alone is decided the same way by lone-bucket.lua): 2 * used when
   -- allowed (used = tat' - now), 2 * (base - now) + 1 when rejected. The client derives remaining,
   -- reset, retry-after, wait and next from it as acquire does (RedisRateLimitStore#compactDecision).
   compact = function(key, now, p, cost, max_wait)

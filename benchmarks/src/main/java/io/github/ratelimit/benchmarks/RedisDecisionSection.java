@@ -45,10 +45,14 @@ final class RedisDecisionSection implements Section {
 
 	static final String P99 = "1 thread, p99 latency per decision";
 
-	/** The latency rows: per implementation, blocks of this long, taking turns, after a warm-up of each. */
-	private static final int LATENCY_BLOCK_MILLIS = 2_000;
+	/**
+	 * The latency rows: per implementation, blocks of this long, taking turns, after a warm-up of each. Each
+	 * round of blocks starts with the next implementation, and every implementation leads as many rounds:
+	 * in an A/B on this machine, whichever went first after another's block measured some 5% slower.
+	 */
+	private static final int LATENCY_BLOCK_MILLIS = 1_500;
 
-	private static final int LATENCY_BLOCKS = 4;
+	private static final int LATENCY_BLOCKS = 6;
 
 	private static final int LATENCY_WARM_UP_MILLIS = 5_000;
 
@@ -90,7 +94,7 @@ final class RedisDecisionSection implements Section {
 				+ "(every request rejected; coalescing and the rejection cache on, as by default), " + THREADS
 				+ " threads, and the script calls Redis counted meanwhile. " + P50 + " and p99: one thread in this JVM "
 				+ "asking ours (coalescing on, as by default), ours with coalescing off and the raw loop in turn, " + LATENCY_BLOCKS + " blocks of "
-				+ LATENCY_BLOCK_MILLIS / 1000 + " s each after a " + LATENCY_WARM_UP_MILLIS / 1000 + " s warm-up of each, "
+				+ LATENCY_BLOCK_MILLIS + " ms each (each round led by the next of the three) after a " + LATENCY_WARM_UP_MILLIS / 1000 + " s warm-up of each, "
 				+ "every call timed with System.nanoTime(); the same 100,000 keys and limit.";
 	}
 
@@ -153,9 +157,13 @@ final class RedisDecisionSection implements Section {
 			LatencySamples uncoalescedSamples = new LatencySamples();
 			LatencySamples rawSamples = new LatencySamples();
 			for (int i = 0; i < LATENCY_BLOCKS; i++) {
-				time(ours, true, cursor, block, oursSamples);
-				time(uncoalesced, true, cursor, block, uncoalescedSamples);
-				time(raw, false, cursor, block, rawSamples);
+				for (int turn = 0; turn < 3; turn++) {
+					switch ((i + turn) % 3) {
+						case 0 -> time(ours, true, cursor, block, oursSamples);
+						case 1 -> time(uncoalesced, true, cursor, block, uncoalescedSamples);
+						default -> time(raw, false, cursor, block, rawSamples);
+					}
+				}
 			}
 			String off = Jmh.implementation("oursUncoalesced");
 			section.add(new Measurement(P50, "ours", oursSamples.quantile(0.5), "µs"));

@@ -2,7 +2,8 @@
 -- decides as the algorithm's `compact` does (token-bucket.lua, leaky-bucket.lua) with gcra_read and
 -- gcra_write of prelude.lua, written out in one piece: a script that defines functions pays for
 -- defining them on every call, which inside Redis cost more than the decision itself (docs/redis.md,
--- "A request alone"). ScriptAgreementTests holds it to the Java algorithms as it holds the others.
+-- "A request alone of one bucket"). ScriptAgreementTests holds it to the Java algorithms as it holds
+-- the others, and to the driver's path on states of another interval.
 -- KEYS and ARGV as driver.lua's for one acquisition with ARGV[2] = 'acquire': the time ('' for the
 -- server's), the operation, the deadline ('' for none), then algorithm, cost, max wait (us), limit,
 -- period (us), burst, emission interval (us).

@@ -73,6 +73,9 @@ class RuntimeChangeTests {
 		assertThat(output).contains("Rate limit policy 'tunable' changed at run time from token-bucket(limit=2, "
 				+ "period=PT1H, burst=2) to token-bucket(limit=4, period=PT1H, burst=4)");
 		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"limit\":4").contains("\"overridden\":true");
+		HttpResponse<String> one = this.http.get("/actuator/ratelimits/tunable");
+		assertThat(one.statusCode()).as("GET of the path that was changed shows the policy in force").isEqualTo(200);
+		assertThat(one.body()).isEqualTo(changed.body());
 	}
 
 	@Test
@@ -157,6 +160,8 @@ class RuntimeChangeTests {
 	void anUnknownPolicyIs404ForEveryOperation() {
 		assertThat(post("nope", "{\"limit\": 4}").statusCode()).isEqualTo(404);
 		assertThat(this.http.delete("/actuator/ratelimits/nope").statusCode()).isEqualTo(404);
+		assertThat(this.http.get("/actuator/ratelimits/nope").statusCode()).isEqualTo(404);
+		assertThat(this.http.get("/actuator/ratelimits/nope").body()).contains("no policy named 'nope'");
 		assertThat(this.http.get("/actuator/ratelimits/nope/header:spender").statusCode()).isEqualTo(404);
 		assertThat(this.http.delete("/actuator/ratelimits/nope/header:spender").statusCode())
 			.as("the key reset too").isEqualTo(404);

@@ -85,20 +85,24 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Shows one key's budget.
+	 * Shows one key's budget ({@code GET /{policy}/{key}}), or without a key the policy in force
+	 * ({@code GET /{policy}}, as {@code POST} and {@code DELETE} of that path answer it).
 	 * @param policy the policy name
 	 * @param key the key as shown, e.g. {@code ip:203.0.113.7} or {@code ip:2001:db8::/64}: the rest
-	 * of the path, so a key may contain {@code /}
-	 * @return the budget, or 404 when there is no such policy
+	 * of the path, so a key may contain {@code /}; none for the policy
+	 * @return the budget or the policy, or 404 when there is no such policy
 	 */
 	@ReadOperation
-	public WebEndpointResponse<KeyDescriptor> key(@Selector String policy,
+	public WebEndpointResponse<Object> key(@Selector String policy,
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		RateLimitPolicy found = find(policy);
-		if (found == null || key.length == 0) {
-			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		if (found == null) {
+			return notFound(policy);
 		}
-		return new WebEndpointResponse<>(describe(found, String.join("/", key)));
+		if (key.length == 0) {
+			return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
+		}
+		return new WebEndpointResponse<>(describe(found, String.join("/", key)), WebEndpointResponse.STATUS_OK);
 	}
 
 	/**

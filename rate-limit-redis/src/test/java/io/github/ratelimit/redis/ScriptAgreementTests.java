@@ -27,6 +27,7 @@ import io.github.ratelimit.core.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Every algorithm's Lua script decides exactly like its Java {@link BareState}, field by field,
@@ -190,7 +191,7 @@ class ScriptAgreementTests {
 				.isEqualTo(redis.commands().get(this.store.redisKey(id, "with-another")));
 			long aloneTtl = redis.commands().pttl(this.store.redisKey(id, "alone"));
 			assertThat(aloneTtl).as(what).isCloseTo(redis.commands().pttl(this.store.redisKey(id, "with-another")),
-					org.assertj.core.data.Offset.offset(1_000L));
+					within(1_000L));
 		}
 		assertThat(moved).isGreaterThan(100);
 	}

@@ -188,7 +188,6 @@ class RateLimitServletConfiguration {
 	static class EndpointConfiguration {
 
 		@Bean
-		@ConditionalOnMissingBean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitProperties properties, RateLimitPolicies policies,
 				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store) {
 			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store,

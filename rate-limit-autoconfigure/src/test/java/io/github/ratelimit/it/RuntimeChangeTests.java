@@ -147,13 +147,33 @@ class RuntimeChangeTests {
 
 	@Test
 	void aChangeThatSetsNothingIsRefusedNotAppliedAsAnOverride() {
-		// Actuator drops the fields an operation does not take: a misspelt field arrives as no change at all.
-		for (String body : new String[] { "{}", "{\"limt\": 4}", "{\"limit\": null}" }) {
+		for (String body : new String[] { "{}", "{\"limit\": null}" }) {
 			HttpResponse<String> nothing = post("tunable", body);
 			assertThat(nothing.statusCode()).as(body).isEqualTo(400);
 			assertThat(nothing.body()).as(body).contains("the change sets none of limit, period, burst and plans");
 		}
 		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+	}
+
+	@Test
+	void aMisspeltFieldIsAnswered400NamingItEvenNextToAValidOne() {
+		for (String body : new String[] { "{\"limt\": 4}", "{\"limit\": 4, \"brust\": 8}" }) {
+			HttpResponse<String> misspelt = post("tunable", body);
+			assertThat(misspelt.statusCode()).as(body).isEqualTo(400);
+			String field = body.contains("brust") ? "brust" : "limt";
+			assertThat(misspelt.body()).as(body)
+				.contains("\"policy\":\"tunable\"")
+				.contains("\"field\":\"" + field + "\"")
+				.contains("a change has no field '" + field + "'")
+				.contains("limit, period, burst and plans");
+		}
+		// A query parameter is a field to actuator too.
+		HttpResponse<String> query = this.http.postJson("/actuator/ratelimits/tunable?dryRun=true", "{\"limit\": 4}");
+		assertThat(query.statusCode()).isEqualTo(400);
+		assertThat(query.body()).contains("\"field\":\"dryRun\"");
+		// Nothing was changed, not even by the valid field beside the misspelt one.
+		assertThat(this.http.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+		assertThat(header(get("unchanged"), "RateLimit-Policy")).isEqualTo("\"tunable\";q=2;w=3600");
 	}
 
 	@Test

@@ -29,7 +29,8 @@ final class PolicyChanges {
 	static RateLimitPolicy.Change read(String prefix, @Nullable Object limit, @Nullable Object period,
 			@Nullable Object burst, @Nullable Object plans) {
 		if (limit == null && period == null && burst == null && plans == null) {
-			// Actuator drops the fields an operation does not take: {"limt": 4} arrives as nothing at all.
+			// {} or {"limit": null}; a field the change does not take (a misspelt "limt") is refused before
+			// (ChangeFieldsCheck).
 			throw new RateLimitConfigurationException(prefix, "the change sets none of limit, period, burst and plans",
 					"Send a JSON body with one or more of them, e.g. {\"limit\": 200}; DELETE returns to the "
 							+ "configured values");

@@ -188,6 +188,11 @@ class RateLimitServletConfiguration {
 	static class EndpointConfiguration {
 
 		@Bean
+		ChangeFieldsCheck rateLimitsChangeFieldsCheck() {
+			return new ChangeFieldsCheck();
+		}
+
+		@Bean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitProperties properties, RateLimitPolicies policies,
 				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store) {
 			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store,

@@ -178,10 +178,13 @@ class RuntimeChangeTests {
 
 	@Test
 	void anUnknownPolicyIs404ForEveryOperation() {
-		assertThat(post("nope", "{\"limit\": 4}").statusCode()).isEqualTo(404);
+		HttpResponse<String> change = post("nope", "{\"limit\": 4}");
+		assertThat(change.statusCode()).isEqualTo(404);
+		assertThat(change.body()).contains("no policy named 'nope' (runtime changes apply to the policies named");
 		assertThat(this.http.delete("/actuator/ratelimits/nope").statusCode()).isEqualTo(404);
-		assertThat(this.http.get("/actuator/ratelimits/nope").statusCode()).isEqualTo(404);
-		assertThat(this.http.get("/actuator/ratelimits/nope").body()).contains("no policy named 'nope'");
+		HttpResponse<String> read = this.http.get("/actuator/ratelimits/nope");
+		assertThat(read.statusCode()).isEqualTo(404);
+		assertThat(read.body()).contains("no policy named 'nope' (GET /actuator/ratelimits lists the policies");
 		assertThat(this.http.get("/actuator/ratelimits/nope/header:spender").statusCode()).isEqualTo(404);
 		assertThat(this.http.delete("/actuator/ratelimits/nope/header:spender").statusCode())
 			.as("the key reset too").isEqualTo(404);

@@ -37,6 +37,9 @@ import io.github.ratelimit.core.RateLimitStore;
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
 
+	/** Why a change or restore finds no policy where a read would: only named policies change. */
+	private static final String CHANGEABLE = "runtime changes apply to the policies named under rate-limit.policies";
+
 	private final RateLimitPolicies policies;
 
 	private final RateLimitPolicyResolver resolver;
@@ -97,7 +100,7 @@ public class RateLimitsEndpoint {
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		RateLimitPolicy found = find(policy);
 		if (found == null) {
-			return notFound(policy);
+			return notFound(policy, "GET /actuator/ratelimits lists the policies and the annotated endpoints' ones");
 		}
 		if (key.length == 0) {
 			return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
@@ -147,7 +150,7 @@ public class RateLimitsEndpoint {
 	public WebEndpointResponse<Object> change(@Selector String policy, @Nullable Object limit,
 			@Nullable Object period, @Nullable Object burst, @Nullable Object plans) {
 		if (this.policies.get(policy) == null) {
-			return notFound(policy);
+			return notFound(policy, CHANGEABLE);
 		}
 		String prefix = "rate-limit.policies." + policy;
 		RateLimitPolicy changed;
@@ -161,7 +164,7 @@ public class RateLimitsEndpoint {
 			return notStored(policy, ex);
 		}
 		return (changed != null) ? new WebEndpointResponse<>(PolicyDescriptor.of(changed), WebEndpointResponse.STATUS_OK)
-				: notFound(policy);
+				: notFound(policy, CHANGEABLE);
 	}
 
 	/**
@@ -180,7 +183,7 @@ public class RateLimitsEndpoint {
 			return notStored(policy, ex);
 		}
 		return (restored != null) ? new WebEndpointResponse<>(PolicyDescriptor.of(restored), WebEndpointResponse.STATUS_OK)
-				: notFound(policy);
+				: notFound(policy, CHANGEABLE);
 	}
 
 	private static WebEndpointResponse<Object> notStored(String policy, IllegalStateException ex) {
@@ -191,10 +194,10 @@ public class RateLimitsEndpoint {
 		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}
 
-	private static WebEndpointResponse<Object> notFound(String policy) {
+	private static WebEndpointResponse<Object> notFound(String policy, String hint) {
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("policy", policy);
-		body.put("message", "no policy named '" + policy + "' (runtime changes apply to rate-limit.policies)");
+		body.put("message", "no policy named '" + policy + "' (" + hint + ")");
 		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 

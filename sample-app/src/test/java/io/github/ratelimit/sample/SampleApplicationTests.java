@@ -158,6 +158,27 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void theArrayFormOfTheUsernameIsTheSameAccountsLockout() throws Exception {
+		// Spring MVC binds username[]=erin to @RequestParam username when username itself is absent: the
+		// lockout must count it as erin, or each client IP gets 3 fresh guesses at erin's password.
+		for (int i = 1; i <= 3; i++) {
+			assertThat(login("erin", "password" + i).statusCode()).isEqualTo(401);
+		}
+		HttpResponse<String> arrayForm = send(form("username%5B%5D=erin&password=correct-horse"));
+		assertThat(arrayForm.statusCode()).isEqualTo(429);
+		HttpResponse<String> inTheQuery = send(HttpRequest.newBuilder(uri("/api/login?username%5B%5D=erin"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString("password=correct-horse"))
+			.build());
+		assertThat(inTheQuery.statusCode()).isEqualTo(429);
+		// Guesses in the array form count against the same account too.
+		for (int i = 1; i <= 3; i++) {
+			assertThat(send(form("username%5B%5D=frank&password=wrong" + i)).statusCode()).isEqualTo(401);
+		}
+		assertThat(login("frank", "correct-horse").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void loginWithTheRightPasswordSucceeds() throws Exception {
 		HttpResponse<String> response = login("carol", "correct-horse");
 		assertThat(response.statusCode()).isEqualTo(200);
@@ -238,6 +259,17 @@ class SampleApplicationTests {
 
 	private HttpResponse<String> get(String path) throws IOException, InterruptedException {
 		HttpRequest request = HttpRequest.newBuilder(uri(path)).GET().build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpRequest form(String form) {
+		return HttpRequest.newBuilder(uri("/api/login"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString(form))
+			.build();
+	}
+
+	private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
 		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 

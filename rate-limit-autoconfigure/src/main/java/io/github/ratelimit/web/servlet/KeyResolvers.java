@@ -39,6 +39,7 @@ import io.github.ratelimit.web.KeyResolver;
  * {@code getParameter} (and so Spring Security's form login) reads {@code "x"}: cutting at the comma
  * gives {@code u=x}, {@code u=x,y} and {@code u=x&u=y} one budget, so whichever of the two a handler
  * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
+ * Nor by writing it as {@code u[]=x}, which Spring MVC binds to {@code u} when there is no {@code u}.
  */
 final class KeyResolvers {
 
@@ -119,7 +120,7 @@ final class KeyResolvers {
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			return (request) -> request.getParameter(name);
+			return (request) -> parameter(request, name);
 		}
 		if (trimmed.contains("#{")) {
 			return expression(trimmed, origin);
@@ -257,12 +258,22 @@ final class KeyResolvers {
 	 * by commas).
 	 */
 	static @Nullable String parameterIdentity(HttpServletRequest request, String name) {
-		String first = request.getParameter(name);
+		String first = parameter(request, name);
 		if (first == null) {
 			return null;
 		}
 		int comma = first.indexOf(',');
 		return (comma >= 0) ? first.substring(0, comma) : first;
+	}
+
+	/**
+	 * Returns a parameter's first value as Spring MVC's {@code @RequestParam} finds it: from
+	 * {@code name}, or from {@code name[]} when there is no {@code name} (so {@code username[]=alice}
+	 * is alice to the handler, and must be to the limiter).
+	 */
+	static @Nullable String parameter(HttpServletRequest request, String name) {
+		String value = request.getParameter(name);
+		return (value != null) ? value : request.getParameter(name + "[]");
 	}
 
 	static String bounded(String value) {
@@ -338,12 +349,12 @@ final class KeyResolvers {
 		}
 
 		/**
-		 * Returns a request parameter.
+		 * Returns a request parameter, as {@code @RequestParam} finds it ({@code name}, else {@code name[]}).
 		 * @param name the parameter name
 		 * @return its first value, or {@code null}
 		 */
 		public @Nullable String param(String name) {
-			return this.request.getParameter(name);
+			return parameter(this.request, name);
 		}
 
 	}

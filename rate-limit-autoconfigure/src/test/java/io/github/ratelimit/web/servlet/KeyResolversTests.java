@@ -90,6 +90,34 @@ class KeyResolversTests {
 		assertThat(key(Map.of("u", new String[] { ",alice" }))).as("nothing before the comma").isEqualTo("ip:203.0.113.7");
 	}
 
+	@Test
+	void theArrayFormOfAParameterIsThatParameterWhenItIsAbsent() {
+		// Spring MVC's @RequestParam("u") reads u[] when there is no u.
+		assertThat(key(Map.of("u[]", new String[] { "alice" }))).isEqualTo("param:alice");
+		assertThat(key(Map.of("u[]", new String[] { "alice", "x" }))).isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "bob" }, "u[]", new String[] { "alice" })))
+			.as("u first, as the handler reads it").isEqualTo("param:bob");
+		assertThat(key(Map.of("u[]", new String[] { "" }))).as("empty: the client IP").isEqualTo("ip:203.0.113.7");
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
+		request.setParameter("u[]", "alice");
+		assertThat(this.keyResolvers.forSpec("#{param('u')}", "test").resolve(request)).endsWith(":alice");
+		assertThat(this.keyResolvers.forPlanSpec("param:u", "test").resolve(request)).isEqualTo("alice");
+	}
+
+	@Test
+	void aTemplateNormalisesAParameterAsTheApplicationDoes() {
+		// The template docs/keys-and-client-ip.md gives for an application that trims and folds usernames.
+		KeyResolver normalised = this.keyResolvers.forSpec("#{param('username')?.trim()?.toLowerCase()}", "test");
+		MockHttpServletRequest plain = new MockHttpServletRequest("POST", "/login");
+		plain.setParameter("username", "alice");
+		MockHttpServletRequest variant = new MockHttpServletRequest("POST", "/login");
+		variant.setParameter("username", " ALICE\t");
+		assertThat(normalised.resolve(variant)).isEqualTo(normalised.resolve(plain)).endsWith(":alice");
+		MockHttpServletRequest none = new MockHttpServletRequest("POST", "/login");
+		none.setRemoteAddr("203.0.113.9");
+		assertThat(normalised.resolve(none)).isEqualTo("ip:203.0.113.9");
+	}
+
 	private String key(Map<String, String[]> parameters) {
 		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
 		request.setRemoteAddr("203.0.113.7");

@@ -66,7 +66,7 @@ final class RejectionLog {
 	 */
 	public void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
 		String what = (shadow ? "Shadow rate limit '" : "Rate limit '") + policy.name() + "' "
-				+ (shadow ? "would have rejected " : "rejected ") + acquisition.key();
+				+ (shadow ? "would have rejected " : "rejected ") + printable(acquisition.key());
 		String id = policy.id() + '\u0000' + acquisition.key();
 		boolean warn = this.log.isWarnEnabled() && this.recentlyWarned.getIfPresent(id) == null
 				&& this.recentlyWarned.asMap().putIfAbsent(id, Boolean.TRUE) == null
@@ -78,5 +78,31 @@ final class RejectionLog {
 		else if (this.log.isDebugEnabled()) {
 			this.log.debug(what);
 		}
+	}
+
+	/**
+	 * Returns the key as it can be written in a log line: a client's control characters (a CR or LF
+	 * that would start a forged line, a tab, an escape sequence) and Unicode's line and paragraph
+	 * separators written as a backslash, {@code u} and four hex digits, and so is a backslash, so that no
+	 * raw key looks escaped.
+	 */
+	static String printable(String key) {
+		StringBuilder escaped = null;
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			boolean unsafe = c < 0x20 || c == 0x7f || c == '\\' || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029;
+			if (unsafe && escaped == null) {
+				escaped = new StringBuilder(key.length() + 16).append(key, 0, i);
+			}
+			if (escaped != null) {
+				if (unsafe) {
+					escaped.append(String.format("\\u%04x", (int) c));
+				}
+				else {
+					escaped.append(c);
+				}
+			}
+		}
+		return (escaped != null) ? escaped.toString() : key;
 	}
 }

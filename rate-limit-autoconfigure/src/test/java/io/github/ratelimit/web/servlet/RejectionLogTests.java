@@ -49,6 +49,20 @@ class RejectionLogTests {
 	}
 
 	@Test
+	void aKeyCannotForgeALogLine() {
+		// A username of "m\r\n2026-12-02 INFO admin logged in" would otherwise start a line of its own.
+		this.rejections.rejected(this.policy, acquisition("param:m\r\n2026-12-02 INFO admin logged in"), false);
+		this.rejections.rejected(this.policy, acquisition("param:a\u2028b\u001b[31m\\u000a\u0085"), false);
+		assertThat(this.log.warnings).containsExactly(
+				"Rate limit 'api' rejected param:m\\u000d\\u000a2026-12-02 INFO admin logged in (this key's further "
+						+ "rejections within PT1M are logged at DEBUG)",
+				"Rate limit 'api' rejected param:a\\u2028b\\u001b[31m\\u005cu000a\\u0085 (this key's further "
+						+ "rejections within PT1M are logged at DEBUG)");
+		assertThat(RejectionLog.printable("ip:2001:db8::/64")).isEqualTo("ip:2001:db8::/64");
+		assertThat(RejectionLog.printable("param:ａｌｉｃｅ")).isEqualTo("param:ａｌｉｃｅ");
+	}
+
+	@Test
 	void shadowRejectionsSaySo() {
 		this.rejections.rejected(this.policy, acquisition("user:alice"), true);
 		assertThat(this.log.warnings.get(0)).startsWith("Shadow rate limit 'api' would have rejected user:alice");

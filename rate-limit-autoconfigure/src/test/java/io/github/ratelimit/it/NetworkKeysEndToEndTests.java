@@ -68,6 +68,28 @@ class NetworkKeysEndToEndTests {
 	}
 
 	@Test
+	void theActuatorFindsAKeyByTheClientsAddressInAnyFormAndByALongValue() {
+		for (int i = 0; i < 3; i++) {
+			this.http.get("/ip/third/v6", "X-Forwarded-For", "2001:db8:cc:dd::" + i);
+			this.http.get("/ip/third/v4", "X-Forwarded-For", "198.51.100.77");
+		}
+		HttpResponse<String> network = this.http.get("/actuator/ratelimits/by-ip-third/ip:2001:0db8:cc:dd:0:0:0:5");
+		assertThat(network.body()).contains("\"key\":\"ip:2001:db8:cc:dd::/64\"").contains("\"remaining\":0");
+		HttpResponse<String> mapped = this.http.delete("/actuator/ratelimits/by-ip-third/ip:::ffff:198.51.100.77");
+		assertThat(mapped.body()).contains("\"key\":\"ip:198.51.100.77\"").contains("\"remaining\":3");
+		assertThat(this.http.get("/ip/third/v4", "X-Forwarded-For", "198.51.100.77").statusCode()).isEqualTo(200);
+
+		String longKey = "m".repeat(100);
+		for (int i = 0; i < 2; i++) {
+			this.http.get("/t/header", "X-Api-Key", longKey);
+		}
+		assertThat(this.http.get("/t/header", "X-Api-Key", longKey).statusCode()).isEqualTo(429);
+		HttpResponse<String> reset = this.http.delete("/actuator/ratelimits/LimitedController.header/header:" + longKey);
+		assertThat(reset.body()).contains("\"key\":\"header:sha256:").contains("\"remaining\":2");
+		assertThat(this.http.get("/t/header", "X-Api-Key", longKey).statusCode()).isEqualTo(200);
+	}
+
+	@Test
 	void unknownPoliciesAnswer404() {
 		assertThat(this.http.delete("/actuator/ratelimits/nope/ip:1.2.3.4").statusCode()).isEqualTo(404);
 		assertThat(this.http.get("/actuator/ratelimits/nope/ip:1.2.3.4").statusCode()).isEqualTo(404);

@@ -232,6 +232,29 @@ final class ClientIpResolver {
 	}
 
 	/**
+	 * Returns an address or network an operator wrote (for the actuator) as {@link #resolve} keys it:
+	 * canonical and cut to the configured prefix, so {@code ::ffff:203.0.113.7} is {@code 203.0.113.7}
+	 * and {@code 2001:db8:7:8::1} or {@code 2001:0db8:7:8:0:0:0:0/64} is {@code 2001:db8:7:8::/64}.
+	 * @param text an address, or a network whose prefix is the configured one
+	 * @return the key text; {@code text} as it is when it is no IP literal or its prefix is another one
+	 * (no key has it)
+	 */
+	String network(String text) {
+		int slash = text.indexOf('/');
+		InetAddress address = InetAddresses.parse((slash < 0) ? text : text.substring(0, slash));
+		if (address == null) {
+			return text;
+		}
+		if (slash >= 0) {
+			int prefix = (address.getAddress().length == 4) ? this.ipv4Prefix : this.ipv6Prefix;
+			if (!text.substring(slash + 1).equals(Integer.toString(prefix))) {
+				return text;
+			}
+		}
+		return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
+	}
+
+	/**
 	 * Returns the IPv4 address of a request's client as 32 bits when it is told without parsing: the
 	 * connection's peer is the client ({@link ClientIpSource#CONNECTION}, no trusted proxies) and the
 	 * container reports it as canonical IPv4 text (as Tomcat does). Then it is the address

@@ -7,6 +7,7 @@ import java.security.Principal;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
@@ -47,6 +48,12 @@ final class KeyResolvers {
 
 	/** The namespace of hashed values. */
 	static final String HASHED = "sha256:";
+
+	/** Base64url without padding of 32 bytes. */
+	private static final int HASHED_DIGEST_LENGTH = 43;
+
+	/** The types whose values {@link #typed} bounds. */
+	private static final Set<String> TYPED = Set.of("user", "header", "param", "expr", "bean");
 
 	private static final Log logger = LogFactory.getLog(KeyResolvers.class);
 
@@ -274,6 +281,41 @@ final class KeyResolvers {
 	static @Nullable String parameter(HttpServletRequest request, String name) {
 		String value = request.getParameter(name);
 		return (value != null) ? value : request.getParameter(name + "[]");
+	}
+
+	/**
+	 * Returns a key an operator wrote (for the actuator) as the limiter holds it: an {@code ip:} key's
+	 * address as {@link ClientIpResolver#network} keys it, and a typed value ({@code user:},
+	 * {@code header:}, {@code param:}, {@code expr:}, {@code bean:}) longer than {@value #MAX_RAW_LENGTH}
+	 * characters as its SHA-256, as a request's value would be. A value in the hashed form (as the
+	 * limiter logs it) and any other key are taken as they are.
+	 * @param key the key as written
+	 * @return the key the store holds for it
+	 */
+	String canonical(String key) {
+		if (key.startsWith("ip:")) {
+			return "ip:" + this.clientIpResolver.network(key.substring(3));
+		}
+		int colon = key.indexOf(':');
+		if (colon < 0 || !TYPED.contains(key.substring(0, colon))) {
+			return key;
+		}
+		String value = key.substring(colon + 1);
+		return isHashedForm(value) ? key : key.substring(0, colon + 1) + bounded(value);
+	}
+
+	/** Whether a value is {@code sha256:} and a digest as {@link #bounded} writes it. */
+	private static boolean isHashedForm(String value) {
+		if (value.length() != HASHED.length() + HASHED_DIGEST_LENGTH || !value.startsWith(HASHED)) {
+			return false;
+		}
+		for (int i = HASHED.length(); i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	static String bounded(String value) {

@@ -194,8 +194,9 @@ class RateLimitServletConfiguration {
 
 		@Bean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitProperties properties, RateLimitPolicies policies,
-				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store) {
-			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store,
+				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store,
+				KeyResolvers keyResolvers) {
+			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store, keyResolvers,
 					properties.getMode() == RateLimitProperties.Mode.SHADOW);
 		}
 

@@ -31,7 +31,9 @@ import io.github.ratelimit.core.RateLimitStore;
  * instance, such as Redis, kept there and applied by every instance). Keys are written as the limiter
  * stores them, with their source: {@code ip:203.0.113.7}, {@code ip:2001:db8:7:8::/64},
  * {@code param:alice}, {@code user:bob}; the key is the rest of the path, so a network key's
- * {@code /} needs no encoding. An unknown policy answers 404. {@code DELETE} changes state: protect
+ * {@code /} needs no encoding. A key is read as a request's would be made: an address in any form
+ * finds its network's key ({@code ip:::ffff:203.0.113.7}, {@code ip:2001:db8:7:8::1}), a long value its
+ * hashed key; the answer shows the key found. An unknown policy answers 404. {@code DELETE} changes state: protect
  * the endpoint (see the operations documentation).
  */
 @Endpoint(id = "ratelimits")
@@ -48,6 +50,8 @@ public class RateLimitsEndpoint {
 
 	private final RateLimitStore store;
 
+	private final KeyResolvers keys;
+
 	private final boolean shadowMode;
 
 	/**
@@ -56,14 +60,16 @@ public class RateLimitsEndpoint {
 	 * @param resolver holds the path rules
 	 * @param annotatedEndpoints the annotated handlers
 	 * @param store the store
+	 * @param keys reads a key as written into the key the store holds
 	 * @param shadowMode whether {@code rate-limit.mode} is shadow
 	 */
 	RateLimitsEndpoint(RateLimitPolicies policies, RateLimitPolicyResolver resolver,
-			AnnotatedEndpoints annotatedEndpoints, RateLimitStore store, boolean shadowMode) {
+			AnnotatedEndpoints annotatedEndpoints, RateLimitStore store, KeyResolvers keys, boolean shadowMode) {
 		this.policies = policies;
 		this.resolver = resolver;
 		this.annotatedEndpoints = annotatedEndpoints;
 		this.store = store;
+		this.keys = keys;
 		this.shadowMode = shadowMode;
 	}
 
@@ -105,7 +111,8 @@ public class RateLimitsEndpoint {
 		if (key.length == 0) {
 			return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
 		}
-		return new WebEndpointResponse<>(describe(found, String.join("/", key)), WebEndpointResponse.STATUS_OK);
+		return new WebEndpointResponse<>(describe(found, this.keys.canonical(String.join("/", key))),
+				WebEndpointResponse.STATUS_OK);
 	}
 
 	/**
@@ -121,9 +128,9 @@ public class RateLimitsEndpoint {
 		if (found == null || key.length == 0) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		String joined = String.join("/", key);
-		this.store.reset(found.id(), joined);
-		return new WebEndpointResponse<>(describe(found, joined));
+		String canonical = this.keys.canonical(String.join("/", key));
+		this.store.reset(found.id(), canonical);
+		return new WebEndpointResponse<>(describe(found, canonical));
 	}
 
 	private KeyDescriptor describe(RateLimitPolicy policy, String key) {

@@ -164,6 +164,46 @@ class KeyResolversTests {
 		assertThat(resolve("user")).isEqualTo("ip:203.0.113.7");
 	}
 
+	@Test
+	void aKeyWrittenByAnOperatorIsTheKeyARequestOfThatClientGets() {
+		// Each form of an address finds the key its client's requests get, with the default /32 and /64.
+		String[][] forms = { { "203.0.113.7", "::ffff:203.0.113.7", "::FFFF:cb00:7107", "203.0.113.7/32" },
+				{ "2001:db8:7:8::1", "2001:0DB8:0007:0008:0000:0000:0000:0001", "2001:db8:7:8:ffff::9",
+						"[2001:db8:7:8::1]", "2001:db8:7:8::/64", "2001:db8:7:8:0:0:0:0/64" } };
+		for (String[] client : forms) {
+			this.request.setRemoteAddr(client[0]);
+			String key = resolve("ip");
+			for (String form : client) {
+				assertThat(this.keyResolvers.canonical("ip:" + form)).as(form).isEqualTo(key);
+			}
+			assertThat(this.keyResolvers.canonical(key)).isEqualTo(key);
+		}
+		// A network of another prefix, and text that is no address, are keys no request gets: as written.
+		assertThat(this.keyResolvers.canonical("ip:2001:db8::/48")).isEqualTo("ip:2001:db8::/48");
+		assertThat(this.keyResolvers.canonical("ip:203.0.113.0/24")).isEqualTo("ip:203.0.113.0/24");
+		assertThat(this.keyResolvers.canonical("ip:unknown")).isEqualTo("ip:unknown");
+		assertThat(this.keyResolvers.canonical("ip:2001:db8::1%eth0")).isEqualTo("ip:2001:db8::1%eth0");
+	}
+
+	@Test
+	void aLongValueWrittenByAnOperatorIsItsHashedKeyAndTheHashedFormItself() {
+		String longValue = "a-long-api-key-".repeat(6);
+		this.request.addHeader("X-Api-Key", longValue);
+		String key = resolve("header:X-Api-Key");
+		assertThat(key).startsWith("header:sha256:");
+		assertThat(this.keyResolvers.canonical("header:" + longValue)).isEqualTo(key);
+		assertThat(this.keyResolvers.canonical(key)).as("as logged").isEqualTo(key);
+		// A short value that looks hashed is hashed by a request too; an untyped key is as written.
+		MockHttpServletRequest lookalike = new MockHttpServletRequest("GET", "/x");
+		lookalike.addHeader("X-Api-Key", "sha256:abc");
+		assertThat(this.keyResolvers.canonical("header:sha256:abc"))
+			.isEqualTo(this.keyResolvers.forSpec("header:X-Api-Key", "test").resolve(lookalike))
+			.isNotEqualTo("header:sha256:abc");
+		assertThat(this.keyResolvers.canonical("param:alice")).isEqualTo("param:alice");
+		assertThat(this.keyResolvers.canonical("global")).isEqualTo("global");
+		assertThat(this.keyResolvers.canonical("tenant:" + longValue)).isEqualTo("tenant:" + longValue);
+	}
+
 	private String resolve(String spec) {
 		return this.keyResolvers.forSpec(spec, "test").resolve(this.request);
 	}

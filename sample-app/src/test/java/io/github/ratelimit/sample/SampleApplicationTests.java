@@ -179,6 +179,17 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void aUsernameWrittenAnotherWayIsTheSameAccountsLockout() throws Exception {
+		// An application that trims names (Spring Security's form login) or compares them without case
+		// (an LDAP directory) takes each of these as grace: each must not be 3 fresh guesses at her password.
+		for (String variant : new String[] { "Grace", "grace ", "\uff47\uff52\uff41\uff43\uff45" }) {
+			assertThat(login(variant, "wrong").statusCode()).as(variant).isEqualTo(401);
+		}
+		assertThat(login("GRACE", "correct-horse").statusCode()).isEqualTo(429);
+		assertThat(login("grace", "correct-horse").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void loginWithTheRightPasswordSucceeds() throws Exception {
 		HttpResponse<String> response = login("carol", "correct-horse");
 		assertThat(response.statusCode()).isEqualTo(200);

@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
+import java.text.Normalizer;
 import java.util.Base64;
 import java.util.Collections;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -41,6 +43,9 @@ import io.github.ratelimit.web.KeyResolver;
  * gives {@code u=x}, {@code u=x,y} and {@code u=x&u=y} one budget, so whichever of the two a handler
  * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
  * Nor by writing it as {@code u[]=x}, which Spring MVC binds to {@code u} when there is no {@code u}.
+ * Nor by writing the name another way the application takes as the same account: the value is an
+ * {@link #identity} (trimmed, NFKC, lower-cased), so {@code Alice}, {@code alice } and full-width
+ * {@code ａｌｉｃｅ} are one budget; {@code #{param('u')}} keys by the exact value.
  */
 final class KeyResolvers {
 
@@ -262,15 +267,42 @@ final class KeyResolvers {
 	/**
 	 * Returns the part of a parameter that every way of reading it agrees on: the first value up to its
 	 * first comma ({@code getParameter} reads the first value, Spring MVC's binding the values joined
-	 * by commas).
+	 * by commas), as an {@link #identity}.
 	 */
 	static @Nullable String parameterIdentity(HttpServletRequest request, String name) {
 		String first = parameter(request, name);
-		if (first == null) {
-			return null;
-		}
+		return (first != null) ? parameterIdentity(first) : null;
+	}
+
+	private static String parameterIdentity(String first) {
 		int comma = first.indexOf(',');
-		return (comma >= 0) ? first.substring(0, comma) : first;
+		return identity((comma >= 0) ? first.substring(0, comma) : first);
+	}
+
+	/**
+	 * Returns the account a name stands for however an application compares names: without surrounding
+	 * whitespace (Spring Security's form login trims), in Unicode's compatibility form (NFKC: full-width
+	 * {@code ａｌｉｃｅ} is {@code alice}) and lower-cased (a case-insensitive user store, an LDAP
+	 * directory), so no variant of one name is a budget of its own.
+	 */
+	static String identity(String name) {
+		int start = 0;
+		int end = name.length();
+		while (start < end && isSpace(name.charAt(start))) {
+			start++;
+		}
+		while (end > start && isSpace(name.charAt(end - 1))) {
+			end--;
+		}
+		String stripped = name.substring(start, end);
+		String compatible = Normalizer.isNormalized(stripped, Normalizer.Form.NFKC) ? stripped
+				: Normalizer.normalize(stripped, Normalizer.Form.NFKC).strip();
+		return compatible.toLowerCase(Locale.ROOT);
+	}
+
+	/** {@link String#trim}'s and {@link String#strip}'s spaces and controls, and no-break spaces. */
+	private static boolean isSpace(char c) {
+		return c <= ' ' || Character.isWhitespace(c) || Character.isSpaceChar(c);
 	}
 
 	/**
@@ -287,7 +319,8 @@ final class KeyResolvers {
 	 * Returns a key an operator wrote (for the actuator) as the limiter holds it: an {@code ip:} key's
 	 * address as {@link ClientIpResolver#network} keys it, and a typed value ({@code user:},
 	 * {@code header:}, {@code param:}, {@code expr:}, {@code bean:}) longer than {@value #MAX_RAW_LENGTH}
-	 * characters as its SHA-256, as a request's value would be. A value in the hashed form (as the
+	 * characters as its SHA-256 and a {@code param:} value as {@link #parameterIdentity} reads it, as a
+	 * request's value would be. A value in the hashed form (as the
 	 * limiter logs it) and any other key are taken as they are.
 	 * @param key the key as written
 	 * @return the key the store holds for it
@@ -301,7 +334,10 @@ final class KeyResolvers {
 			return key;
 		}
 		String value = key.substring(colon + 1);
-		return isHashedForm(value) ? key : key.substring(0, colon + 1) + bounded(value);
+		if (isHashedForm(value)) {
+			return key;
+		}
+		return key.substring(0, colon + 1) + bounded(key.startsWith("param:") ? parameterIdentity(value) : value);
 	}
 
 	/** Whether a value is {@code sha256:} and a digest as {@link #bounded} writes it. */

@@ -2,6 +2,7 @@ package io.github.ratelimit.web.servlet;
 
 import java.security.Principal;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -162,6 +163,26 @@ class KeyResolversTests {
 		Principal nameless = () -> null;
 		this.request.setUserPrincipal(nameless);
 		assertThat(resolve("user")).isEqualTo("ip:203.0.113.7");
+	}
+
+	@Test
+	void aParameterIsKeyedByTheAccountItNamesHoweverItIsWritten() {
+		String[] variants = { "alice", "Alice", " alice ", "ALICE\t", "alice\u00a0", "\u3000alice",
+				"\uff41\uff4c\uff49\uff43\uff45", "alice,x" };
+		for (String variant : variants) {
+			MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
+			request.setParameter("u", variant);
+			assertThat(this.keyResolvers.forSpec("param:u", "test").resolve(request)).as(variant).isEqualTo("param:alice");
+			assertThat(this.keyResolvers.canonical("param:" + variant)).as(variant).isEqualTo("param:alice");
+		}
+		this.request.setParameter("u", " \u3000\t");
+		assertThat(resolve("param:u")).as("only spaces: no name").isEqualTo("ip:203.0.113.7");
+		this.request.setParameter("u", " Alice");
+		assertThat(resolve("#{param('u')}")).as("a template keys by the exact value").isEqualTo("expr: Alice");
+		String longName = "Alice".repeat(20);
+		this.request.setParameter("u", longName);
+		assertThat(this.keyResolvers.canonical("param:" + longName)).isEqualTo(resolve("param:u"))
+			.isEqualTo("param:" + KeyResolvers.bounded(longName.toLowerCase(Locale.ROOT)));
 	}
 
 	@Test

@@ -781,6 +781,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			return this.runner.send(this.scripts.forAcquire(pending.acquisitions), pending.keys,
 					args(pending.acquisitions, ACQUIRE, pending.deadlineArg, null));
 		}
+		if (isOneBucketShape(requests)) {
+			return sendOneBucketShape(requests);
+		}
 		List<Acquisition> all = new ArrayList<>();
 		List<Limit> limits = new ArrayList<>(4);
 		// Per distinct shape: its limit's index, cost and maximum wait (us), 3 longs each.
@@ -855,6 +858,55 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			}
 		}
 		return this.runner.send(this.scripts.forAcquisitions(all), keys, args);
+	}
+
+	/**
+	 * Says whether every request is one acquisition of the same bucket limit, cost and maximum wait (the
+	 * common batch: one policy's requests): then lone-bucket.lua decides them all, without driver.lua's
+	 * batch header and functions.
+	 */
+	private static boolean isOneBucketShape(List<Coalescer.Pending> requests) {
+		Acquisition first = requests.get(0).acquisitions.get(0);
+		Algorithm algorithm = first.limit().algorithm();
+		if (algorithm != Algorithm.TOKEN_BUCKET && algorithm != Algorithm.LEAKY_BUCKET) {
+			return false;
+		}
+		for (Coalescer.Pending pending : requests) {
+			if (pending.acquisitions.size() != 1) {
+				return false;
+			}
+			Acquisition acquisition = pending.acquisitions.get(0);
+			if ((acquisition.limit() != first.limit() && !acquisition.limit().equals(first.limit()))
+					|| acquisition.cost() != first.cost()
+					|| acquisition.maxWaitNanos() / 1000 != first.maxWaitNanos() / 1000) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Sends requests of one bucket shape to lone-bucket.lua: one key each, the plain format's arguments with
+	 * the earliest deadline, then each request's own (see the script).
+	 */
+	private @Nullable CompletableFuture<List<Long>> sendOneBucketShape(List<Coalescer.Pending> requests) {
+		int n = requests.size();
+		byte[][] keys = new byte[n][];
+		long earliest = Long.MAX_VALUE;
+		for (int i = 0; i < n; i++) {
+			Coalescer.Pending pending = requests.get(i);
+			keys[i] = pending.keys[0];
+			if (pending.serverDeadline != ServerClock.NONE) {
+				earliest = Math.min(earliest, pending.serverDeadline);
+			}
+		}
+		List<Acquisition> first = requests.get(0).acquisitions;
+		byte[][] plain = args(first, ACQUIRE, (earliest == Long.MAX_VALUE) ? NO_DEADLINE : number(earliest), null);
+		byte[][] args = java.util.Arrays.copyOf(plain, plain.length + n);
+		for (int i = 0; i < n; i++) {
+			args[plain.length + i] = requests.get(i).deadlineArg;
+		}
+		return this.runner.send(this.scripts.forAcquire(first), keys, args);
 	}
 
 	/** The last limit a batch carried and its 5 arguments: most batches carry the same one. */

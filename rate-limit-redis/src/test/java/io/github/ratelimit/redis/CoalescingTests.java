@@ -229,6 +229,110 @@ class CoalescingTests {
 	}
 
 	/**
+	 * Requests of one bucket shape go to lone-bucket.lua together, one key each: each is decided on its
+	 * own and in order (the same key twice spends twice), and one past its own deadline changes nothing.
+	 */
+	@Test
+	void aBatchOfOneBucketShapeDecidesEachMemberInOrderAndByItsOwnDeadline() throws Exception {
+		redis.commands().flushall();
+		Limit limit = Limit.builder().limit(5).period(Duration.ofHours(1)).build();
+		long future = 4_102_444_800_000_000L;
+		// The plain format with the earliest deadline (1 us after the epoch: passed), then each request's own.
+		List<byte[]> args = new ArrayList<>(List.of(new byte[0], bytes("acquire"), bytes(1), bytes("token-bucket"),
+				bytes(1), bytes(0), bytes(limit.limit()), bytes(limit.period().toNanos() / 1000), bytes(limit.burst()),
+				bytes(limit.emissionIntervalNanos() / 1000)));
+		for (Object deadline : List.of(future, 1, "", future)) {
+			args.add(bytes(deadline));
+		}
+		byte[][] keys = { bytes("rate-limit:{l:a}"), bytes("rate-limit:{l:b}"), bytes("rate-limit:{l:c}"),
+				bytes("rate-limit:{l:a}") };
+		Acquisition one = new Acquisition("l", limit, "a", 1);
+		LuaScript script = LuaScripts.load().forAcquire(List.of(one));
+		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
+			List<Long> reply = runner.run(script, keys, args.toArray(new byte[0][]),
+					System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
+			assertThat(reply).hasSize(5);
+			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
+			assertThat(reply.get(1)).isEqualTo(-1L);
+			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
+			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(3)).remaining()).isEqualTo(3);
+		}
+		assertThat(redis.commands().exists("rate-limit:{l:b}")).isZero();
+		assertThat(redis.commands().exists("rate-limit:{l:a}", "rate-limit:{l:c}")).isEqualTo(2L);
+	}
+
+	/**
+	 * A batch of one bucket shape sent to lone-bucket.lua answers and writes what driver.lua's batch does for
+	 * the same requests, on states of every form (this interval, another, the old bare one, odd) and with
+	 * keys repeated within the batch.
+	 */
+	@Test
+	void aBatchOfOneBucketShapeAgreesWithTheDriversBatch() throws Exception {
+		java.util.Random random = new java.util.Random(12_000L);
+		LuaScripts scripts = LuaScripts.load();
+		long now = 1_767_225_600_000_000L;
+		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
+			for (int trial = 0; trial < 200; trial++) {
+				redis.commands().flushall();
+				now += 1 + random.nextInt(1_000_000);
+				boolean leaky = random.nextBoolean();
+				Limit limit = Limit.builder()
+					.limit(1 + random.nextInt(20))
+					.period(Duration.ofSeconds(1 + random.nextInt(3600)))
+					.algorithm(leaky ? io.github.ratelimit.core.Algorithm.LEAKY_BUCKET
+							: io.github.ratelimit.core.Algorithm.TOKEN_BUCKET)
+					.build();
+				long interval = limit.emissionIntervalNanos() / 1000;
+				long cost = 1 + random.nextInt((int) limit.burst());
+				long maxWait = random.nextBoolean() ? random.nextLong(limit.period().toNanos() / 1000 + 1) : 0;
+				int n = 2 + random.nextInt(6);
+				byte[][] loneKeys = new byte[n][];
+				byte[][] driverKeys = new byte[n][];
+				for (int i = 0; i < n; i++) {
+					String name = "k" + random.nextInt(3);
+					loneKeys[i] = bytes("rate-limit:{lone:" + name + "}");
+					driverKeys[i] = bytes("rate-limit:{driver:" + name + "}");
+				}
+				for (int k = 0; k < 3; k++) {
+					long otherInterval = 1 + random.nextInt(10_000_000);
+					long tat = now + random.nextLong(interval * limit.burst() * 2 + 1) - interval;
+					String state = switch (random.nextInt(5)) {
+						case 0 -> Long.toString(tat);
+						case 1 -> "odd";
+						case 2 -> tat + " " + otherInterval;
+						default -> tat + " " + interval;
+					};
+					redis.commands().set("rate-limit:{lone:k" + k + "}", state);
+					redis.commands().set("rate-limit:{driver:k" + k + "}", state);
+				}
+				List<byte[]> lone = new ArrayList<>(List.of(bytes(now), bytes("acquire"), new byte[0],
+						bytes(limit.algorithm().id()), bytes(cost), bytes(maxWait), bytes(limit.limit()),
+						bytes(limit.period().toNanos() / 1000), bytes(limit.burst()), bytes(interval)));
+				List<byte[]> driver = new ArrayList<>(List.of(bytes(now), bytes("batch"), bytes(n), new byte[0], bytes(1),
+						bytes(limit.algorithm().id()), bytes(limit.limit()), bytes(limit.period().toNanos() / 1000),
+						bytes(limit.burst()), bytes(interval), bytes(1), bytes(1), bytes(cost), bytes(maxWait)));
+				for (int i = 0; i < n; i++) {
+					lone.add(new byte[0]);
+					driver.addAll(List.of(new byte[0], bytes(1), bytes(1)));
+				}
+				Acquisition one = new Acquisition("x", limit, "k", cost);
+				long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+				List<Long> loneReply = runner.run(scripts.forAcquire(List.of(one)), loneKeys,
+						lone.toArray(new byte[0][]), deadline, null);
+				List<Long> driverReply = runner.run(scripts.forAcquisitions(List.of(one)), driverKeys,
+						driver.toArray(new byte[0][]), deadline, null);
+				String what = "trial " + trial + ": " + limit + " cost=" + cost + " maxWait=" + maxWait + " keys="
+						+ Arrays.stream(loneKeys).map(String::new).toList();
+				assertThat(loneReply).as(what).isEqualTo(driverReply);
+				for (int k = 0; k < 3; k++) {
+					assertThat(redis.commands().get("rate-limit:{lone:k" + k + "}")).as(what)
+						.isEqualTo(redis.commands().get("rate-limit:{driver:k" + k + "}"));
+				}
+			}
+		}
+	}
+
+	/**
 	 * A call of one request is sent in the plain format, whose reply is that request's own part (8
 	 * integers per acquisition, or a compact one, or -1 past its deadline) then the time; a batch reply
 	 * tags a request of 8 integers with -1 - n. Either way each request gets its part alone.

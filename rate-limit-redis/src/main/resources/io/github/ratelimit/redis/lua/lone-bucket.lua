@@ -8,6 +8,11 @@
 -- server's), the operation, the deadline ('' for none), then algorithm, cost, max wait (us), limit,
 -- period (us), burst, emission interval (us).
 -- Returns { compact, now } (see token-bucket.lua), or { -1, now } past the deadline (nothing changed).
+-- Several requests of that one shape (coalesced: same limit, cost and max wait, one key each) come as
+-- one key each in KEYS, ARGV[3] the earliest of their deadlines and ARGV[10 + i] request i's own ('' for
+-- none), read only once the earliest has passed; each is decided on its own, in order, and the reply is
+-- per request its compact integer or -1 (past its deadline, nothing changed), then now: the batch reply
+-- of driver.lua for requests of one compact acquisition each.
 if redis.replicate_commands and not redis.REDIS_VERSION_NUM then
   pcall(redis.replicate_commands)
 end
@@ -21,11 +26,12 @@ else
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
+local n = #KEYS
 local deadline = tonumber(ARGV[3])
-if deadline and now > deadline then
+local late = deadline and now > deadline
+if late and n == 1 then
   return { -1, now }
 end
-local key = KEYS[1]
 local leaky = ARGV[4] == 'leaky-bucket'
 if not leaky and ARGV[4] ~= 'token-bucket' then
   return redis.error_reply('ERR lone-bucket.lua decides buckets only, not ' .. tostring(ARGV[4]))
@@ -34,60 +40,72 @@ local cost = tonumber(ARGV[5])
 local max_wait = tonumber(ARGV[6])
 local burst = tonumber(ARGV[9])
 local interval = tonumber(ARGV[10])
+local suffix = ' ' .. ARGV[10]
 
--- gcra_read: the state "<tat> <interval>"; the interval as the client wrote it is the suffix to find.
-local tat = now
-local state = redis.call('GET', key)
-if state then
-  local suffix = ' ' .. ARGV[10]
-  local found
-  if string.sub(state, -#suffix) == suffix then
-    found = tonumber(string.sub(state, 1, -#suffix - 1))
-  end
-  if found then
-    tat = found
+local reply = {}
+for i = 1, n do
+  local own = late and tonumber(ARGV[10 + i])
+  if own and now > own then
+    reply[i] = -1
   else
-    local old_tat, old_interval = string.match(state, '^(%-?%d+) (%d+)$')
-    if not old_tat then
-      tat = tonumber(state) or now
-    else
-      old_tat = tonumber(old_tat)
-      old_interval = tonumber(old_interval)
-      if old_interval == interval then
-        tat = old_tat
-      elseif old_tat <= now then
-        redis.call('DEL', key)
-      else
-        -- Written with another interval: moved as GcraState#moveTo, so what was spent stays spent (floordiv
-        -- of prelude.lua for a positive dividend and divisor), and written back with its new interval.
-        local used = old_tat - now
-        local q = math.floor(used / old_interval)
-        if q * old_interval > used then
-          q = q - 1
-        elseif (q + 1) * old_interval <= used then
-          q = q + 1
-        end
-        tat = now + q * interval + math.ceil((used - q * old_interval) * interval / old_interval)
-        redis.call('SET', key, string.format('%.0f %.0f', tat, interval), 'PX',
-          math.ceil((tat - now) / 1000) + 1 + ttl_offset)
+    local key = KEYS[i]
+    -- gcra_read: the state "<tat> <interval>"; the interval as the client wrote it is the suffix to find.
+    local tat = now
+    local state = redis.call('GET', key)
+    if state then
+      local found
+      if string.sub(state, -#suffix) == suffix then
+        found = tonumber(string.sub(state, 1, -#suffix - 1))
       end
+      if found then
+        tat = found
+      else
+        local old_tat, old_interval = string.match(state, '^(%-?%d+) (%d+)$')
+        if not old_tat then
+          tat = tonumber(state) or now
+        else
+          old_tat = tonumber(old_tat)
+          old_interval = tonumber(old_interval)
+          if old_interval == interval then
+            tat = old_tat
+          elseif old_tat <= now then
+            redis.call('DEL', key)
+          else
+            -- Written with another interval: moved as GcraState#moveTo, so what was spent stays spent (floordiv
+            -- of prelude.lua for a positive dividend and divisor), and written back with its new interval.
+            local used = old_tat - now
+            local q = math.floor(used / old_interval)
+            if q * old_interval > used then
+              q = q - 1
+            elseif (q + 1) * old_interval <= used then
+              q = q + 1
+            end
+            tat = now + q * interval + math.ceil((used - q * old_interval) * interval / old_interval)
+            redis.call('SET', key, string.format('%.0f %.0f', tat, interval), 'PX',
+              math.ceil((tat - now) / 1000) + 1 + ttl_offset)
+          end
+        end
+      end
+    end
+
+    -- compact: 2 * used when allowed (used = tat' - now), 2 * (base - now) + 1 when rejected.
+    local base = math.max(tat, now)
+    local new_tat = base + cost * interval
+    local rejected
+    if leaky then
+      rejected = new_tat - now > interval * burst or (max_wait > 0 and base - now > max_wait)
+    else
+      rejected = new_tat - now - interval * burst > max_wait
+    end
+    if rejected then
+      reply[i] = 2 * (base - now) + 1
+    else
+      -- gcra_write, with its TTL (ttl_ms).
+      redis.call('SET', key, string.format('%.0f %.0f', new_tat, interval), 'PX',
+        math.ceil((new_tat - now) / 1000) + 1 + ttl_offset)
+      reply[i] = 2 * (new_tat - now)
     end
   end
 end
-
--- compact: 2 * used when allowed (used = tat' - now), 2 * (base - now) + 1 when rejected.
-local base = math.max(tat, now)
-local new_tat = base + cost * interval
-local rejected
-if leaky then
-  rejected = new_tat - now > interval * burst or (max_wait > 0 and base - now > max_wait)
-else
-  rejected = new_tat - now - interval * burst > max_wait
-end
-if rejected then
-  return { 2 * (base - now) + 1, now }
-end
--- gcra_write, with its TTL (ttl_ms).
-redis.call('SET', key, string.format('%.0f %.0f', new_tat, interval), 'PX',
-  math.ceil((new_tat - now) / 1000) + 1 + ttl_offset)
-return { 2 * (new_tat - now), now }
+reply[n + 1] = now
+return reply

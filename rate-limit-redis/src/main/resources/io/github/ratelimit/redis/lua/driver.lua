@@ -67,7 +67,8 @@ local function decide(acquisitions, release)
   return decisions
 end
 
--- Several requests that arrived together (coalesced), each all or nothing on its own:
+-- Several requests that arrived together (coalesced), each all or nothing on its own (a batch whose
+-- requests are all one acquisition of the same bucket limit, cost and max wait goes to lone-bucket.lua):
 -- ARGV[3]: how many requests; ARGV[4]: the earliest of their deadlines ('' for none), so that the requests'
 -- own deadlines are read only when a call runs past it; ARGV[5]: how many distinct limits, then each
 -- limit's 5 values (algorithm, limit, period (us), burst, emission interval (us)); then how many distinct

@@ -160,12 +160,28 @@ class RedisFailureTests {
 		System.out.println("Breaker closed " + (System.nanoTime() - back) / 1_000_000 + " ms after Redis restarted");
 		assertThat(store.isAvailable()).isTrue();
 		assertThat(output).containsOnlyOnce("Redis rate limit store answers again");
-		long errors = store.errors();
-		Acquisition other = new Acquisition("api", LIMIT, "other", 1);
-		assertThat(store.tryAcquire(other).isAllowed()).isTrue();
-		assertThat(store.tryAcquire(other).isAllowed()).isTrue();
-		assertThat(store.tryAcquire(other).isAllowed()).as("Redis decides again").isFalse();
-		assertThat(store.errors()).isEqualTo(errors);
+		assertThat(redisDecidesAgain(store)).as("Redis decides again: a fresh key allows 2, then rejects").isTrue();
+	}
+
+	/**
+	 * Spends a fresh key's budget of 2 and asks for a third: {@code true} once all three reached Redis in
+	 * time and it answered allowed, allowed, rejected. A call that a loaded machine made late (counted as an
+	 * error, decided by {@code on-failure}) spoils that attempt only, so up to five attempts are made; with
+	 * {@code ALLOW} as the fallback, no attempt can end rejected unless Redis itself decided.
+	 */
+	private boolean redisDecidesAgain(RedisRateLimitStore store) {
+		for (int attempt = 0; attempt < 5; attempt++) {
+			warmUp(store);
+			Acquisition other = new Acquisition("api", LIMIT, "other-" + attempt, 1);
+			boolean first = store.tryAcquire(other).isAllowed();
+			boolean second = store.tryAcquire(other).isAllowed();
+			boolean third = store.tryAcquire(other).isAllowed();
+			if (store.errors() == this.errors) {
+				assertThat(List.of(first, second, third)).containsExactly(true, true, false);
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Test

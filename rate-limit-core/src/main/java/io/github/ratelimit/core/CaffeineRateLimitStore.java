@@ -219,6 +219,11 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	/**
+	 * Makes a key's budget whole: forgets its state, or, for a key the table does not track (judged by its
+	 * overflow budget, as {@link #peek} reads it), makes that overflow budget whole, for every key that
+	 * shares it: an operator unlocking a user during a flood must not be answered by a budget still spent.
+	 */
 	@Override
 	public void reset(String limitId, String key) {
 		ConcurrencyTable concurrency = this.concurrencyTables.get(limitId);
@@ -226,8 +231,14 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			concurrency.reset(key);
 		}
 		Table table = this.tables.get(limitId);
-		if (table != null && table.states.asMap().remove(key) != null) {
+		if (table == null) {
+			return;
+		}
+		if (table.states.asMap().remove(key) != null) {
 			table.tracked.decrementAndGet();
+		}
+		else {
+			table.resetOverflow(key);
 		}
 	}
 
@@ -428,7 +439,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 		private final LongAdder overflowDecisions = new LongAdder();
 
-		private final AtomicLong lastCleanUp = new AtomicLong(Long.MIN_VALUE);
+		/** When {@link #expireStates} last let Caffeine remove fresh states (a time of the store's clock). */
+		private final AtomicLong lastCleanUp;
 
 		private final AtomicBoolean full = new AtomicBoolean();
 
@@ -436,6 +448,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			this.limitId = limitId;
 			Executor executor = CaffeineRateLimitStore.this.executor;
 			RateLimitClock clock = CaffeineRateLimitStore.this.clock;
+			// A clean-up is due at once: times are compared by difference, which Long.MIN_VALUE would overflow.
+			this.lastCleanUp = new AtomicLong(clock.nanos() - CLEAN_UP_INTERVAL_NANOS);
 			this.removedButReachable = Caffeine.newBuilder().weakValues().executor(executor).build();
 			this.states = Caffeine.newBuilder()
 				.ticker(clock::nanos)
@@ -518,6 +532,17 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 				}
 			}
 			return budget;
+		}
+
+		/** Makes the overflow budget that judges an untracked key whole. */
+		void resetOverflow(String key) {
+			int index = index(key);
+			while (true) {
+				LimiterState budget = this.overflow.get(index);
+				if (budget == null || this.overflow.compareAndSet(index, budget, budget.limit().newState())) {
+					return;
+				}
+			}
 		}
 
 		/**

@@ -296,6 +296,39 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void aFullTableMakesRoomByItselfOnceItsStatesAreFresh() {
+		// The store as the auto-configuration builds it (Caffeine's maintenance on the common pool), and
+		// nobody calls cleanUp(): only requests go on.
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(100, this.clock);
+		for (int i = 0; i < 150; i++) {
+			store.tryAcquire(new Acquisition("login", this.limit, "flood-" + i, 1));
+		}
+		assertThat(store.size("login")).isEqualTo(100);
+		// 30 s refill the flood's buckets, 1 s of slack: every state of the flood is fresh and may go.
+		this.clock.advance(Duration.ofSeconds(32));
+		Acquisition late = new Acquisition("login", this.limit, "late", 1);
+		assertThat(drain(store, late)).isEqualTo(3);
+		assertThat(store.size("login")).as("tracked on its own, in the room the flood left").isEqualTo(1);
+		assertThat(store.overflowDecisions("login")).as("the flood's 50 only").isEqualTo(50);
+	}
+
+	@Test
+	void resettingAKeyJudgedByItsOverflowBudgetMakesThatBudgetWhole() {
+		for (int i = 0; i < 100; i++) {
+			this.store.tryAcquire(new Acquisition("login", this.limit, "filler-" + i, 1));
+		}
+		Acquisition untracked = new Acquisition("login", this.limit, "newcomer", 1);
+		assertThat(drain(untracked)).isEqualTo(3);
+		assertThat(this.store.size("login")).as("judged by its overflow budget").isEqualTo(100);
+
+		this.store.reset("login", "newcomer");
+
+		assertThat(this.store.peek(untracked).remaining()).isEqualTo(3);
+		assertThat(drain(untracked)).isEqualTo(3);
+		assertThat(this.store.size("login")).isEqualTo(100);
+	}
+
+	@Test
 	void aKeyIsTrackedOnItsOwnOnlyOnceItsOverflowBudgetIsFresh() {
 		for (int i = 0; i < 100; i++) {
 			this.store.tryAcquire(new Acquisition("login", this.limit, "filler-" + i, 1));

@@ -190,6 +190,17 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void aUsernameWithInvisibleOrLookalikeLettersIsTheSameAccountsLockout() throws Exception {
+		// A soft hyphen and a zero-width space do not show (an LDAP directory drops them), and
+		// String#equalsIgnoreCase takes the dotless i for i: each must not be 3 fresh guesses at heidi's password.
+		for (String variant : new String[] { "hei\u00addi", "he\u200bidi", "he\u0131di" }) {
+			assertThat(login(variant, "wrong").statusCode()).as(variant).isEqualTo(401);
+		}
+		assertThat(login("HE\u0130D\u0130", "correct-horse").statusCode()).isEqualTo(429);
+		assertThat(login("heidi", "correct-horse").statusCode()).isEqualTo(429);
+	}
+
+	@Test
 	void loginWithTheRightPasswordSucceeds() throws Exception {
 		HttpResponse<String> response = login("carol", "correct-horse");
 		assertThat(response.statusCode()).isEqualTo(200);

@@ -44,8 +44,9 @@ import io.github.ratelimit.web.KeyResolver;
  * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
  * Nor by writing it as {@code u[]=x}, which Spring MVC binds to {@code u} when there is no {@code u}.
  * Nor by writing the name another way the application takes as the same account: the value is an
- * {@link #identity} (trimmed, NFKC, lower-cased), so {@code Alice}, {@code alice } and full-width
- * {@code ａｌｉｃｅ} are one budget; {@code #{param('u')}} keys by the exact value.
+ * {@link #identity} (invisible characters dropped, trimmed, NFKC, case folded), so {@code Alice},
+ * {@code alice }, alice with a soft hyphen inside and full-width {@code ａｌｉｃｅ} are one budget;
+ * {@code #{param('u')}} keys by the exact value.
  */
 final class KeyResolvers {
 
@@ -280,24 +281,74 @@ final class KeyResolvers {
 	}
 
 	/**
-	 * Returns the account a name stands for however an application compares names: without surrounding
+	 * Returns the account a name stands for however an application compares names: without the
+	 * characters that do not show (Unicode's default ignorables: the soft hyphen, zero-width spaces and
+	 * joiners, variation selectors; an LDAP directory maps them to nothing, RFC 4518), without surrounding
 	 * whitespace (Spring Security's form login trims), in Unicode's compatibility form (NFKC: full-width
-	 * {@code ａｌｉｃｅ} is {@code alice}) and lower-cased (a case-insensitive user store, an LDAP
-	 * directory), so no variant of one name is a budget of its own.
+	 * {@code ａｌｉｃｅ} is {@code alice}) and with case folded as {@link String#equalsIgnoreCase} folds it
+	 * (a case-insensitive user store, an LDAP directory; so the dotless {@code ı} and the dotted {@code İ}
+	 * are {@code i}, and {@code ς} is {@code σ}), so no variant of one name is a budget of its own.
 	 */
 	static String identity(String name) {
+		String visible = withoutIgnorables(name);
 		int start = 0;
-		int end = name.length();
-		while (start < end && isSpace(name.charAt(start))) {
+		int end = visible.length();
+		while (start < end && isSpace(visible.charAt(start))) {
 			start++;
 		}
-		while (end > start && isSpace(name.charAt(end - 1))) {
+		while (end > start && isSpace(visible.charAt(end - 1))) {
 			end--;
 		}
-		String stripped = name.substring(start, end);
+		String stripped = visible.substring(start, end);
 		String compatible = Normalizer.isNormalized(stripped, Normalizer.Form.NFKC) ? stripped
 				: Normalizer.normalize(stripped, Normalizer.Form.NFKC).strip();
-		return compatible.toLowerCase(Locale.ROOT);
+		return foldCase(compatible);
+	}
+
+	/** The name without default ignorable code points (the usual name has none: then the name itself). */
+	private static String withoutIgnorables(String name) {
+		StringBuilder visible = null;
+		for (int i = 0; i < name.length();) {
+			int cp = name.codePointAt(i);
+			if (isIgnorable(cp)) {
+				if (visible == null) {
+					visible = new StringBuilder(name.length()).append(name, 0, i);
+				}
+			}
+			else if (visible != null) {
+				visible.appendCodePoint(cp);
+			}
+			i += Character.charCount(cp);
+		}
+		return (visible != null) ? visible.toString() : name;
+	}
+
+	/**
+	 * Unicode's default ignorables, near enough: the format characters (the soft hyphen, zero-width space,
+	 * joiners, word joiner, byte order mark, bidi controls, tags), the combining grapheme joiner, the
+	 * Mongolian free variation selectors, the Hangul fillers and the variation selectors.
+	 */
+	private static boolean isIgnorable(int cp) {
+		return Character.getType(cp) == Character.FORMAT || cp == 0x034F || (cp >= 0x115F && cp <= 0x1160)
+				|| (cp >= 0x17B4 && cp <= 0x17B5) || (cp >= 0x180B && cp <= 0x180F) || cp == 0x3164
+				|| (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFFA0 || (cp >= 0xE0100 && cp <= 0xE01EF);
+	}
+
+	/** Each code point as {@link String#equalsIgnoreCase} compares it: upper-cased, then lower-cased. */
+	private static String foldCase(String name) {
+		StringBuilder folded = null;
+		for (int i = 0; i < name.length();) {
+			int cp = name.codePointAt(i);
+			int fold = Character.toLowerCase(Character.toUpperCase(cp));
+			if (folded == null && fold != cp) {
+				folded = new StringBuilder(name.length()).append(name, 0, i);
+			}
+			if (folded != null) {
+				folded.appendCodePoint(fold);
+			}
+			i += Character.charCount(cp);
+		}
+		return (folded != null) ? folded.toString() : name;
 	}
 
 	/** {@link String#trim}'s and {@link String#strip}'s spaces and controls, and no-break spaces. */

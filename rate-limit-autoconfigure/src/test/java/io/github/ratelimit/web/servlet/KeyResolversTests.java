@@ -168,7 +168,13 @@ class KeyResolversTests {
 	@Test
 	void aParameterIsKeyedByTheAccountItNamesHoweverItIsWritten() {
 		String[] variants = { "alice", "Alice", " alice ", "ALICE\t", "alice\u00a0", "\u3000alice",
-				"\uff41\uff4c\uff49\uff43\uff45", "alice,x" };
+				"\uff41\uff4c\uff49\uff43\uff45", "alice,x",
+				// Characters that do not show: a soft hyphen, zero-width space, joiner, word joiner, byte order
+				// mark, a variation selector, anywhere and as many as you like.
+				"a\u00adlice", "a\u00ad\u00adlice", "al\u00adi\u00adce", "ali\u200bce", "alice\u200d", "al\u2060ice",
+				"alice\ufeff", "\u200b alice", "alic\ufe0fe",
+				// Case as String#equalsIgnoreCase folds it: the dotless i, the dotted capital I.
+				"al\u0131ce", "AL\u0130CE" };
 		for (String variant : variants) {
 			MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
 			request.setParameter("u", variant);

@@ -1,13 +1,17 @@
 package io.github.ratelimit.sample;
 
 import java.util.Map;
+import java.util.Set;
 
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.web.KeyResolver;
@@ -17,13 +21,23 @@ import io.github.ratelimit.web.KeyResolver;
  * keys requests by API key and takes each key's plan from the bean {@code planOfApiKey}: a free key
  * gets 5 requests a minute, a pro key 100. The plan comes from a lookup of the key (here a map; in an
  * application, the customer database or a JWT claim), never from a header the client writes itself.
+ * <p>
+ * A key the application does not know answers {@code 401}: a {@code header:} key is the client's word,
+ * so each invented key is a budget of its own, and only the application's check of the key makes that
+ * budget worth nothing to whoever invents keys.
  */
 @RestController
 class QuoteController {
 
+	/** The demo's API keys (in an application, the customer database). */
+	private static final Set<String> API_KEYS = Set.of("demo-free-key", "demo-pro-key", "internal-batch-key");
+
 	@GetMapping(path = "/api/quotes", produces = MediaType.TEXT_PLAIN_VALUE)
-	String quote() {
-		return "Premature optimization is the root of all evil.";
+	ResponseEntity<String> quote(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
+		if (apiKey == null || !API_KEYS.contains(apiKey)) {
+			return ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("Unknown API key");
+		}
+		return ResponseEntity.ok("Premature optimization is the root of all evil.");
 	}
 
 	@Configuration(proxyBeanMethods = false)

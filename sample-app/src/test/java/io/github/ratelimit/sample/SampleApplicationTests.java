@@ -271,6 +271,12 @@ class SampleApplicationTests {
 			assertThat(internal.statusCode()).isEqualTo(200);
 			assertThat(internal.headers().firstValue("RateLimit")).as("exempt: no headers").isEmpty();
 		}
+		// An invented key is a budget of its own, and worth nothing: the application does not know it.
+		for (String invented : new String[] { "demo-free-key2", "DEMO-FREE-KEY", "x" }) {
+			HttpResponse<String> unknown = get("/api/quotes", "X-Api-Key", invented);
+			assertThat(unknown.statusCode()).as(invented).isEqualTo(401);
+			assertThat(unknown.body()).isEqualTo("Unknown API key");
+		}
 	}
 
 	private HttpResponse<String> get(String path, String headerName, String headerValue)

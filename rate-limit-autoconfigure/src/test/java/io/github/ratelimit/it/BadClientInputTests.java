@@ -1,6 +1,7 @@
 package io.github.ratelimit.it;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
 
 import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.testsupport.Http;
 import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
@@ -21,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Hostile or broken client input never yields a 500 and never grows memory without bound.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "rate-limit.client-ip.trusted-proxies=127.0.0.1", "rate-limit.store.caffeine.maximum-size=50" })
+		properties = { "rate-limit.client-ip.trusted-proxies=127.0.0.1", "rate-limit.store.caffeine.maximum-size=50",
+				"management.endpoints.web.exposure.include=ratelimits" })
 class BadClientInputTests {
 
 	@LocalServerPort
@@ -32,6 +35,9 @@ class BadClientInputTests {
 
 	@Autowired
 	ApplicationContext context;
+
+	@Autowired
+	ManualClock clock;
 
 	Http http;
 
@@ -117,6 +123,61 @@ class BadClientInputTests {
 		assertThat(this.store.size(policyId("login"))).isEqualTo(50);
 		assertThat(this.store.size(policyId("search"))).isEqualTo(50);
 		assertThat(this.store.overflowDecisions(policyId("search"))).isGreaterThanOrEqualTo(10 * 50 - 50);
+	}
+
+	/**
+	 * After a flood has filled the login table (3 failures a minute per user), the table makes room by itself
+	 * once the flood's states are fresh: nobody calls a clean-up, and a new user is tracked on its own.
+	 */
+	@Test
+	void aFullTableTracksNewUsersOnTheirOwnOnceTheFloodsStatesAreFresh() {
+		long overflowDecisions = flood("filler-");
+		assertThat(this.store.size(policyId("login"))).isEqualTo(50);
+
+		// A minute and a second: every state of the flood is as good as fresh and may go. No request since.
+		this.clock.advance(Duration.ofSeconds(62));
+		for (int i = 0; i < 3; i++) {
+			assertThat(login("zed", "wrong").statusCode()).isEqualTo(401);
+		}
+		assertThat(login("zed", "right").statusCode()).as("locked out").isEqualTo(429);
+		assertThat(this.store.size(policyId("login"))).as("the flood's states left; zed is tracked on its own")
+			.isEqualTo(1);
+		assertThat(this.store.overflowDecisions(policyId("login"))).as("zed was not judged by an overflow budget")
+			.isEqualTo(overflowDecisions);
+
+		HttpResponse<String> unlocked = this.http.delete("/actuator/ratelimits/login/param:zed");
+		assertThat(unlocked.body()).contains("\"remaining\":3");
+		assertThat(login("zed", "right").statusCode()).as("unlocked").isEqualTo(200);
+	}
+
+	/** An operator's unlock reaches a user whom a full table judges by an overflow budget. */
+	@Test
+	void anUnlockReachesAUserJudgedByAnOverflowBudgetDuringAFlood() {
+		flood("flood-");
+		int guesses = 0;
+		while (login("yves", "wrong").statusCode() == 401) {
+			guesses++;
+		}
+		assertThat(guesses).as("at most one budget of guesses, shared with the junk").isLessThanOrEqualTo(3);
+		assertThat(this.store.size(policyId("login"))).as("the table is still full; yves is not tracked").isEqualTo(50);
+
+		HttpResponse<String> unlocked = this.http.delete("/actuator/ratelimits/login/param:yves");
+		assertThat(unlocked.statusCode()).isEqualTo(200);
+		assertThat(unlocked.body()).contains("\"remaining\":3");
+		assertThat(login("yves", "right").statusCode()).as("unlocked").isEqualTo(200);
+		// The flood's states fresh, so that the tests after this one find room for their users.
+		this.clock.advance(Duration.ofSeconds(62));
+	}
+
+	/**
+	 * Sixty junk usernames, one failure each, on a table with room for fifty at most.
+	 * @return the overflow decisions of the login policy since start
+	 */
+	private long flood(String prefix) {
+		for (int i = 0; i < 60; i++) {
+			assertThat(login(prefix + i, "wrong").statusCode()).isIn(401, 429);
+		}
+		return this.store.overflowDecisions(policyId("login"));
 	}
 
 	private HttpResponse<String> login(String user, String password) {

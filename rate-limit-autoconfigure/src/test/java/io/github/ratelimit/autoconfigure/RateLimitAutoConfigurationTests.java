@@ -164,6 +164,15 @@ class RateLimitAutoConfigurationTests {
 			.run(failsWith(message));
 	}
 
+	@Test
+	void aMaxDelayOfMoreThanAHundredYearsFailsTheStart() {
+		// Beyond that, a reservation's time could wrap around and read as a full bucket.
+		this.runner
+			.withPropertyValues("rate-limit.policies.api.limit=1", "rate-limit.policies.api.period=36500d",
+					"rate-limit.policies.api.on-limit=delay", "rate-limit.policies.api.max-delay=36501d")
+			.run(failsWith("rate-limit.policies.api.max-delay: max-delay must be at most 100 years, was PT876024H"));
+	}
+
 	@ParameterizedTest(name = "{0}={1}")
 	@CsvSource(delimiter = '|', textBlock = """
 			rate-limit.policies.api.algorithm | magic-bucket | io.github.ratelimit.core.Algorithm

@@ -119,7 +119,10 @@ final class SlidingWindowCounter implements LimiterState {
 			long p = this.period;
 			long weighted = -Math.floorDiv(-Math.multiplyExact(this.previous, overlap(nowNanos)), p);
 			next.windowStart = Math.floorDiv(nowNanos, next.period) * next.period;
-			next.current = weighted + this.current;
+			// At most 2^61 / period: every product of the arithmetic then stays below 2^63. Such a count is far
+			// above the limit (which Limit keeps below 2^61 / period), so the key stays spent; only a count of
+			// more than that many (a plan of 100,000 a minute moved to one of a day) is not carried in full.
+			next.current = Math.min(weighted + this.current, Limit.MAX_COUNTER_PRODUCT / next.period);
 		}
 		return next;
 	}

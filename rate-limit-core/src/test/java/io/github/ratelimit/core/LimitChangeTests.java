@@ -132,6 +132,23 @@ class LimitChangeTests {
 	}
 
 	@Test
+	void aWindowCounterMovedToAMuchLongerPeriodStaysSpentWithoutOverflowing() {
+		// 150,000 spent this minute on a plan of 200,000 a minute, then moved to a plan of 100 a day: the count
+		// times the new period (in nanoseconds) is beyond 2^63, and a wrapped product let requests through.
+		Limit pro = limit(Algorithm.SLIDING_WINDOW_COUNTER, 200_000, Duration.ofMinutes(1));
+		Limit free = limit(Algorithm.SLIDING_WINDOW_COUNTER, 100, Duration.ofDays(1));
+		LimiterState state = pro.newState();
+		assertThat(state.tryAcquire(this.now, 150_000, 0).isAllowed()).isTrue();
+		LimiterState moved = state.moveTo(free, this.now);
+		Decision decision = moved.tryAcquire(this.now, 1, 0);
+		assertThat(decision.isAllowed()).isFalse();
+		assertThat(decision.remaining()).isZero();
+		assertThat(moved.peek(this.now + Duration.ofDays(1).toNanos()).remaining()).as("next day, still weighed").isZero();
+		assertThat(moved.tryAcquire(this.now + Duration.ofDays(2).toNanos(), 1, 0).isAllowed()).as("two days on")
+			.isTrue();
+	}
+
+	@Test
 	void aWindowCounterOfAnotherPeriodCarriesItsEstimate() {
 		LimiterState counter = limit(Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofSeconds(10)).newState();
 		long windowStart = 100 * SECOND;

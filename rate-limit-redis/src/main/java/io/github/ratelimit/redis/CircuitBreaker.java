@@ -9,7 +9,10 @@ import java.util.function.LongSupplier;
  * {@code failureThreshold} failures with no success in between open it. Open: no call goes through
  * until {@code probeIntervalNanos} have passed; then exactly one call (the probe) goes through while
  * the breaker is half-open. The probe's success closes the breaker, its failure opens it for another
- * interval. The methods that change the state say so, so that the caller logs each transition once.
+ * interval. A probe whose outcome is never reported (it waited behind other calls and was given up
+ * before it was sent) is taken as lost once another interval has passed, and the next call is a probe:
+ * one call per interval at most, and never a breaker half-open for good. The methods that change the
+ * state say so, so that the caller logs each transition once.
  * <p>
  * Thread-safe without locks: the state, the instant it was entered and the instant the outage began
  * are one immutable value swapped by compare-and-set, so exactly one caller wins each transition.
@@ -51,19 +54,17 @@ final class CircuitBreaker {
 
 	/**
 	 * Asks whether a call may go to Redis now.
-	 * @return {@code true} when closed, or when this call is the probe of an open breaker
+	 * @return {@code true} when closed, or when this call is the probe of an open breaker (or of a half-open
+	 * one whose probe has been out for a whole interval without an outcome)
 	 */
 	boolean tryPass() {
 		Status current = this.status.get();
 		if (current.state() == State.CLOSED) {
 			return true;
 		}
-		if (current.state() == State.OPEN) {
-			long now = this.nanoTime.getAsLong();
-			return now - current.since() >= this.probeIntervalNanos
-					&& this.status.compareAndSet(current, new Status(State.HALF_OPEN, now, current.outageStart()));
-		}
-		return false;
+		long now = this.nanoTime.getAsLong();
+		return now - current.since() >= this.probeIntervalNanos
+				&& this.status.compareAndSet(current, new Status(State.HALF_OPEN, now, current.outageStart()));
 	}
 
 	/**

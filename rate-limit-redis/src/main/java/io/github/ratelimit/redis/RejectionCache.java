@@ -2,6 +2,8 @@ package io.github.ratelimit.redis;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,7 +25,9 @@ import io.github.ratelimit.core.Limit;
  * Times are the local {@link System#nanoTime()}: an entry holds until the call's send time plus the
  * Retry-After less a margin, which is never later than the instant Redis' answer holds until (the
  * script ran after the send). Bounded: past {@value #MAX_ENTRIES} entries, expired ones are dropped,
- * and when none has expired, nothing more is kept. Thread-safe.
+ * and when none has expired, nothing more is kept. That sweep reads every entry, so it runs at most once
+ * per sixteenth of {@code maxAge} (a millisecond at least): a flood of distinct rejected keys that keeps
+ * the cache full costs a sweep per interval, not one per rejection. Thread-safe.
  */
 final class RejectionCache {
 
@@ -43,12 +47,23 @@ final class RejectionCache {
 
 	private final ConcurrentMap<Key, Entry> entries = new ConcurrentHashMap<>();
 
+	/** The least time between two sweeps of a full cache. */
+	private final long sweepIntervalNanos;
+
+	/** When a full cache was last swept ({@link System#nanoTime()}). */
+	private final AtomicLong lastSweep;
+
+	private final LongAdder sweeps = new LongAdder();
+
 	/**
 	 * Creates a cache.
 	 * @param maxAgeNanos the longest an entry is kept, whatever its Retry-After; 0 keeps nothing
 	 */
 	RejectionCache(long maxAgeNanos) {
 		this.maxAgeNanos = maxAgeNanos;
+		this.sweepIntervalNanos = Math.max(maxAgeNanos / 16, 1_000_000);
+		// The first sweep is due at once; times are compared by difference.
+		this.lastSweep = new AtomicLong(System.nanoTime() - this.sweepIntervalNanos);
 	}
 
 	/**
@@ -97,7 +112,11 @@ final class RejectionCache {
 		}
 		if (this.entries.size() >= MAX_ENTRIES) {
 			long now = System.nanoTime();
-			this.entries.values().removeIf((entry) -> now - entry.untilNanos() >= 0);
+			long last = this.lastSweep.get();
+			if (now - last >= this.sweepIntervalNanos && this.lastSweep.compareAndSet(last, now)) {
+				this.sweeps.increment();
+				this.entries.values().removeIf((entry) -> now - entry.untilNanos() >= 0);
+			}
 			if (this.entries.size() >= MAX_ENTRIES) {
 				return;
 			}
@@ -124,6 +143,11 @@ final class RejectionCache {
 
 	int size() {
 		return this.entries.size();
+	}
+
+	/** How many times a full cache was swept for expired entries. */
+	long sweeps() {
+		return this.sweeps.sum();
 	}
 
 	private static boolean isRate(Limit limit) {

@@ -50,6 +50,22 @@ class CircuitBreakerTests {
 		assertThat(this.breaker.tryPass()).isTrue();
 	}
 
+	@Test
+	void aProbeWhoseOutcomeNeverComesIsTakenAsLostAfterAnInterval() {
+		// A coalesced probe can wait behind calls in flight and be given up before it is sent: its outcome is
+		// never reported. The breaker must not stay half-open for good (every request decided by on-failure).
+		open();
+		this.nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+		assertThat(this.breaker.tryPass()).as("the probe").isTrue();
+		this.nanos.addAndGet(Duration.ofMillis(999).toNanos());
+		assertThat(this.breaker.tryPass()).as("still one probe per interval").isFalse();
+		this.nanos.addAndGet(Duration.ofMillis(1).toNanos());
+		assertThat(this.breaker.tryPass()).as("the lost probe's successor").isTrue();
+		assertThat(this.breaker.tryPass()).isFalse();
+		assertThat(this.breaker.onSuccess()).as("outage length").isEqualTo(Duration.ofSeconds(2).toNanos());
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+	}
+
 	private void open() {
 		for (int i = 0; i < 3; i++) {
 			this.breaker.onFailure();

@@ -194,6 +194,11 @@ final class RateLimitPolicy {
 			throw new RateLimitConfigurationException(definition.origin("max-delay"),
 					"on-limit: delay needs a positive max-delay", "Set how long a request may wait, e.g. 500ms");
 		}
+		if (maxDelay.compareTo(Duration.ofDays(365 * 100L)) > 0) {
+			// With a period of up to 100 years too, the time a reservation runs to then stays within a long.
+			throw new RateLimitConfigurationException(definition.origin("max-delay"),
+					"max-delay must be at most 100 years, was " + maxDelay, "Set how long a request may wait, e.g. 500ms");
+		}
 		return maxDelay.toNanos();
 	}
 

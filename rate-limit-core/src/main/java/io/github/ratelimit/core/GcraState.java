@@ -26,6 +26,9 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	/** The {@code tat} of a retired state: every operation on it answers {@code null}. */
 	static final long RETIRED = Long.MAX_VALUE;
 
+	/** The most a move carries (see {@link #rescaled}). */
+	private static final long MAX_SCALED_NANOS = 1L << 61;
+
 	static {
 		try {
 			TAT = MethodHandles.lookup().findVarHandle(GcraState.class, "tat", long.class);
@@ -142,7 +145,11 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 		return scaled(used, from, to);
 	}
 
-	/** {@code nanos * T' / T}, rounded up (a hair stricter, never looser). */
+	/**
+	 * {@code nanos * T' / T}, rounded up (a hair stricter, never looser), at most 2^61 ns (about 73 years:
+	 * between limits of extreme ratios, such as a million a second and one a century, the product would
+	 * not fit a long; the key stays spent for that long instead).
+	 */
 	private static long scaled(long nanos, Limit from, Limit to) {
 		if (nanos <= 0) {
 			return 0;
@@ -150,6 +157,9 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 		BigInteger[] quotient = BigInteger.valueOf(nanos)
 			.multiply(BigInteger.valueOf(to.emissionIntervalNanos()))
 			.divideAndRemainder(BigInteger.valueOf(from.emissionIntervalNanos()));
-		return quotient[0].longValueExact() + (quotient[1].signum() != 0 ? 1 : 0);
+		if (quotient[0].bitLength() > 61) {
+			return MAX_SCALED_NANOS;
+		}
+		return Math.min(MAX_SCALED_NANOS, quotient[0].longValue() + (quotient[1].signum() != 0 ? 1 : 0));
 	}
 }

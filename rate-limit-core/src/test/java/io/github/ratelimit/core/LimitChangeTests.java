@@ -132,6 +132,20 @@ class LimitChangeTests {
 	}
 
 	@Test
+	void aBucketMovedBetweenLimitsOfExtremeRatiosStaysSpentWithoutOverflowing() {
+		// A million a second, half spent, moved to one a century: the debt would be 5 * 10^23 ns.
+		Limit fast = limit(Algorithm.TOKEN_BUCKET, 1_000_000, Duration.ofSeconds(1));
+		Limit slow = limit(Algorithm.TOKEN_BUCKET, 1, Duration.ofDays(36_500));
+		LimiterState state = fast.newState();
+		assertThat(state.tryAcquire(this.now, 500_000, 0).isAllowed()).isTrue();
+		LimiterState moved = state.moveTo(slow, this.now);
+		assertThat(moved.tryAcquire(this.now, 1, 0).isAllowed()).isFalse();
+		// What is carried is bounded by 2^61 ns, about 73 years: still in debt 70 years on, not 74 years on.
+		assertThat(moved.tryAcquire(this.now + Duration.ofDays(70 * 365).toNanos(), 1, 0).isAllowed()).isFalse();
+		assertThat(moved.tryAcquire(this.now + Duration.ofDays(74 * 365).toNanos(), 1, 0).isAllowed()).isTrue();
+	}
+
+	@Test
 	void aWindowCounterMovedToAMuchLongerPeriodStaysSpentWithoutOverflowing() {
 		// 150,000 spent this minute on a plan of 200,000 a minute, then moved to a plan of 100 a day: the count
 		// times the new period (in nanoseconds) is beyond 2^63, and a wrapped product let requests through.

@@ -30,8 +30,11 @@ import org.springframework.data.redis.connection.ReturnType;
  * each instance polls the counter (one {@code GET}) every {@code pollInterval}, and when it moved,
  * reads the hash, hands it to the listener and forgets the rejections it keeps (tokens may have come
  * back). Redis calls run on two daemon threads of their own (one polls, one writes), so a slow Redis
- * never holds a request; callers wait a bounded time. A poll that fails is logged once (WARN), its
- * recovery once (INFO), after {@value #FAILURES_LOGGED} failures in a row; meanwhile the last values stay in force. Thread-safe.
+ * never holds a request; callers wait a bounded time. An outage of the polls is logged once (WARN), its
+ * recovery once (INFO): after {@value #FAILURES_LOGGED} failed polls in a row, or as soon as no poll has
+ * been answered for that many intervals and {@link #WAIT} (a poll that waits for the client's command
+ * timeout, 60 s unless {@code spring.data.redis.timeout} says otherwise, fails late: the other thread
+ * notices); meanwhile the last values stay in force. Thread-safe.
  */
 final class RedisOverrides implements AutoCloseable {
 
@@ -63,6 +66,12 @@ final class RedisOverrides implements AutoCloseable {
 
 	/** Polls failed in a row; logged when it reaches {@link #FAILURES_LOGGED}. Poll thread only. */
 	private int failures;
+
+	/** When a poll was last answered ({@link System#nanoTime()}; creation before the first). */
+	private volatile long answeredAt = System.nanoTime();
+
+	/** Whether the outage of the polls has been logged (and its end is still to be). */
+	private final AtomicBoolean down = new AtomicBoolean();
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
@@ -172,6 +181,8 @@ final class RedisOverrides implements AutoCloseable {
 		try {
 			this.poller.scheduleWithFixedDelay(this::poll, this.pollIntervalNanos, this.pollIntervalNanos,
 					TimeUnit.NANOSECONDS);
+			this.writer.scheduleWithFixedDelay(this::checkAnswered, this.pollIntervalNanos, this.pollIntervalNanos,
+					TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// closed
@@ -198,10 +209,11 @@ final class RedisOverrides implements AutoCloseable {
 					}
 				}
 			}
-			if (this.failures >= FAILURES_LOGGED) {
+			this.answeredAt = System.nanoTime();
+			this.failures = 0;
+			if (this.down.compareAndSet(true, false)) {
 				logger.info("Rate limit overrides are read from Redis again (" + hashKey() + ")");
 			}
-			this.failures = 0;
 			if (overrides != null) {
 				boolean first = this.version == null;
 				this.version = seen;
@@ -214,11 +226,25 @@ final class RedisOverrides implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			if (++this.failures == FAILURES_LOGGED) {
-				logger.warn("Cannot read the rate limit overrides from Redis (" + hashKey() + ": " + ex.getMessage()
-						+ "); the policies keep their last known values and changes made on other instances are "
-						+ "applied here when Redis answers again");
+			if (++this.failures >= FAILURES_LOGGED) {
+				warnDown(ex.getMessage());
 			}
+		}
+	}
+
+	/** On the writer's thread: notices polls that wait for an answer (see the class description). */
+	private void checkAnswered() {
+		long silent = System.nanoTime() - this.answeredAt;
+		if (silent > FAILURES_LOGGED * this.pollIntervalNanos + WAIT.toNanos()) {
+			warnDown("no answer for " + TimeUnit.NANOSECONDS.toSeconds(silent) + " s");
+		}
+	}
+
+	private void warnDown(@Nullable String reason) {
+		if (this.down.compareAndSet(false, true)) {
+			logger.warn("Cannot read the rate limit overrides from Redis (" + hashKey() + ": " + reason
+					+ "); the policies keep their last known values and changes made on other instances are "
+					+ "applied here when Redis answers again");
 		}
 	}
 

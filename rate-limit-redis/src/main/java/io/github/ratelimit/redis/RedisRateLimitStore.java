@@ -344,11 +344,26 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
-	 * Reads a budget without changing it (one script call).
+	 * Reads a budget without changing it (one script call): what an operator reads (the actuator), so a
+	 * budget Redis did not show is never made up by {@code on-failure}.
+	 * @throws IllegalStateException when Redis does not answer in time, or answers an error
 	 */
 	@Override
 	public Decision peek(Acquisition acquisition) {
-		return decide(List.of(acquisition), PEEK, deadline()).get(0);
+		List<Acquisition> acquisitions = List.of(acquisition);
+		try {
+			List<Long> reply = this.runner.run(this.scripts.forAcquisitions(acquisitions), keys(acquisitions),
+					args(acquisitions, PEEK, NO_DEADLINE, null), deadline(), null);
+			return decisions(acquisitions, ReplyPart.of(reply)).get(0);
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			this.errors.increment();
+			throw new IllegalStateException(
+					"Cannot read " + redisKey(acquisition.limitId(), acquisition.key()) + ": Redis did not answer", ex);
+		}
 	}
 
 	/**

@@ -99,7 +99,7 @@ public class RateLimitsEndpoint {
 	 * @param policy the policy name
 	 * @param key the key as shown, e.g. {@code ip:203.0.113.7} or {@code ip:2001:db8::/64}: the rest
 	 * of the path, so a key may contain {@code /}; none for the policy
-	 * @return the budget or the policy, or 404 when there is no such policy
+	 * @return the budget or the policy; 404 when there is no such policy; 503 when the store did not answer
 	 */
 	@ReadOperation
 	public WebEndpointResponse<Object> key(@Selector String policy,
@@ -111,26 +111,52 @@ public class RateLimitsEndpoint {
 		if (key.length == 0) {
 			return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
 		}
-		return new WebEndpointResponse<>(describe(found, this.keys.canonical(String.join("/", key))),
-				WebEndpointResponse.STATUS_OK);
+		String canonical = this.keys.canonical(String.join("/", key));
+		try {
+			return new WebEndpointResponse<>(describe(found, canonical), WebEndpointResponse.STATUS_OK);
+		}
+		catch (IllegalStateException ex) {
+			return unavailable(policy, canonical, ex, "nothing was read");
+		}
 	}
 
 	/**
 	 * Resets one key's budget, so it is whole again.
 	 * @param policy the policy name
 	 * @param key the key as shown, e.g. {@code param:alice}: the rest of the path
-	 * @return the budget now, or 404 when there is no such policy
+	 * @return the budget now; 404 when there is no such policy; 503 when the store did not answer
 	 */
 	@DeleteOperation
-	public WebEndpointResponse<KeyDescriptor> reset(@Selector String policy,
+	public WebEndpointResponse<Object> reset(@Selector String policy,
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		RateLimitPolicy found = find(policy);
 		if (found == null || key.length == 0) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		String canonical = this.keys.canonical(String.join("/", key));
-		this.store.reset(found.id(), canonical);
-		return new WebEndpointResponse<>(describe(found, canonical));
+		try {
+			this.store.reset(found.id(), canonical);
+		}
+		catch (IllegalStateException ex) {
+			return unavailable(policy, canonical, ex, "the reset may not have happened");
+		}
+		try {
+			return new WebEndpointResponse<>(describe(found, canonical));
+		}
+		catch (IllegalStateException ex) {
+			return unavailable(policy, canonical, ex, "the reset was done, the budget after it could not be read");
+		}
+	}
+
+	/** 503 for a key's read or reset the store did not answer. */
+	private static WebEndpointResponse<Object> unavailable(String policy, String key, IllegalStateException ex,
+			String outcome) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("policy", policy);
+		body.put("key", key);
+		body.put("message", ex.getMessage() + "; " + outcome);
+		body.put("action", "Retry when the store answers");
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}
 
 	private KeyDescriptor describe(RateLimitPolicy policy, String key) {

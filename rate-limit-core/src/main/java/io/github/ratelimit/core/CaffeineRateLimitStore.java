@@ -517,21 +517,26 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 		LimiterState overflow(String key, Limit limit) {
 			int index = index(key);
-			LimiterState budget = this.overflow.get(index);
-			if (budget == null) {
-				this.overflow.compareAndSet(index, null, limit.newState());
-				budget = this.overflow.get(index);
-			}
-			if (!budget.limit().equals(limit)) {
+			while (true) {
+				LimiterState budget = this.overflow.get(index);
+				if (budget == null) {
+					this.overflow.compareAndSet(index, null, limit.newState());
+					continue;
+				}
+				if (budget.limit().equals(limit)) {
+					return budget;
+				}
 				// Only the thread that retires a budget gets its successor; the others meet the retired
 				// budget (whose operations answer null) or the successor.
 				LimiterState next = budget.moveTo(limit, CaffeineRateLimitStore.this.clock.nanos());
-				if (next != null) {
-					this.overflow.set(index, next);
-					budget = next;
+				if (next == null) {
+					return budget;
 				}
+				if (this.overflow.compareAndSet(index, budget, next)) {
+					return next;
+				}
+				// A reset made the slot whole meanwhile: that budget is the one to move.
 			}
-			return budget;
 		}
 
 		/** Makes the overflow budget that judges an untracked key whole. */

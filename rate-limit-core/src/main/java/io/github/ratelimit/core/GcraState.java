@@ -26,7 +26,7 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	/** The {@code tat} of a retired state: every operation on it answers {@code null}. */
 	static final long RETIRED = Long.MAX_VALUE;
 
-	/** The most a move carries (see {@link #rescaled}). */
+	/** The most a move carries, unless the new bucket is larger (see {@link #scaled}). */
 	private static final long MAX_SCALED_NANOS = 1L << 61;
 
 	static {
@@ -146,20 +146,22 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	/**
-	 * {@code nanos * T' / T}, rounded up (a hair stricter, never looser), at most 2^61 ns (about 73 years:
-	 * between limits of extreme ratios, such as a million a second and one a century, the product would
-	 * not fit a long; the key stays spent for that long instead).
+	 * {@code nanos * T' / T}, rounded up (a hair stricter, never looser), at most the new limit's whole
+	 * bucket or 2^61 ns (about 73 years), whichever is more: between limits of extreme ratios, such as a
+	 * million a second and one a century, the product would not fit a long; the key's whole new bucket
+	 * stays spent instead, and for at least that long.
 	 */
 	private static long scaled(long nanos, Limit from, Limit to) {
 		if (nanos <= 0) {
 			return 0;
 		}
+		long most = Math.max(MAX_SCALED_NANOS, to.toleranceNanos());
 		BigInteger[] quotient = BigInteger.valueOf(nanos)
 			.multiply(BigInteger.valueOf(to.emissionIntervalNanos()))
 			.divideAndRemainder(BigInteger.valueOf(from.emissionIntervalNanos()));
-		if (quotient[0].bitLength() > 61) {
-			return MAX_SCALED_NANOS;
+		if (quotient[0].bitLength() > 62) {
+			return most;
 		}
-		return Math.min(MAX_SCALED_NANOS, quotient[0].longValue() + (quotient[1].signum() != 0 ? 1 : 0));
+		return Math.min(most, quotient[0].longValue() + (quotient[1].signum() != 0 ? 1 : 0));
 	}
 }

@@ -54,9 +54,11 @@ public interface RateLimitStore {
 	}
 
 	/**
-	 * Reads a budget without changing it.
+	 * Reads a budget without changing it: what an operator reads (the actuator endpoint).
 	 * @param acquisition which budget (its cost is ignored)
 	 * @return the state as a request of cost 0 would see it
+	 * @throws IllegalStateException when a shared store cannot read it now (the endpoint answers 503); a
+	 * budget is never made up
 	 */
 	Decision peek(Acquisition acquisition);
 
@@ -64,6 +66,7 @@ public interface RateLimitStore {
 	 * Forgets a budget's state, so it is whole again (e.g. to unlock a user).
 	 * @param limitId the limit
 	 * @param key the key
+	 * @throws IllegalStateException when a shared store cannot reset it now (the endpoint answers 503)
 	 */
 	void reset(String limitId, String key);
 

@@ -140,9 +140,10 @@ class LimitChangeTests {
 		assertThat(state.tryAcquire(this.now, 500_000, 0).isAllowed()).isTrue();
 		LimiterState moved = state.moveTo(slow, this.now);
 		assertThat(moved.tryAcquire(this.now, 1, 0).isAllowed()).isFalse();
-		// What is carried is bounded by 2^61 ns, about 73 years: still in debt 70 years on, not 74 years on.
-		assertThat(moved.tryAcquire(this.now + Duration.ofDays(70 * 365).toNanos(), 1, 0).isAllowed()).isFalse();
-		assertThat(moved.tryAcquire(this.now + Duration.ofDays(74 * 365).toNanos(), 1, 0).isAllowed()).isTrue();
+		// What is carried is bounded by the new bucket (a century) when that is more than 2^61 ns (about 73
+		// years): the whole bucket spent, back a century on.
+		assertThat(moved.tryAcquire(this.now + Duration.ofDays(99 * 365).toNanos(), 1, 0).isAllowed()).isFalse();
+		assertThat(moved.tryAcquire(this.now + Duration.ofDays(36_501).toNanos(), 1, 0).isAllowed()).isTrue();
 	}
 
 	@Test

@@ -7,8 +7,8 @@ import java.util.function.LongSupplier;
 /**
  * Stops calling Redis while it keeps failing. Closed: every call goes through, and
  * {@code failureThreshold} failures with no success in between open it. Open: no call goes through
- * until {@code probeIntervalNanos} have passed; then exactly one call (the probe) goes through while
- * the breaker is half-open. The probe's success closes the breaker, its failure opens it for another
+ * until {@code probeIntervalNanos} have passed; then one call (the probe) goes through, and the breaker
+ * is half-open. The probe's success closes the breaker, its failure opens it for another
  * interval. A probe whose outcome is never reported (it waited behind other calls and was given up
  * before it was sent) is taken as lost once another interval has passed, and the next call is a probe:
  * one call per interval at most, and never a breaker half-open for good. The methods that change the

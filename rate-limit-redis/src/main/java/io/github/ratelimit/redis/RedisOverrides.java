@@ -30,11 +30,11 @@ import org.springframework.data.redis.connection.ReturnType;
  * each instance polls the counter (one {@code GET}) every {@code pollInterval}, and when it moved,
  * reads the hash, hands it to the listener and forgets the rejections it keeps (tokens may have come
  * back). Redis calls run on two daemon threads of their own (one polls, one writes), so a slow Redis
- * never holds a request; callers wait a bounded time. An outage of the polls is logged once (WARN), its
+ * never holds a request; callers wait a bounded time; a third, which never calls Redis, watches the polls. An outage of the polls is logged once (WARN), its
  * recovery once (INFO): after {@value #FAILURES_LOGGED} failed polls in a row, or as soon as no poll has
  * been answered for that many intervals and {@link #WAIT} (a poll that waits for the client's command
- * timeout, 60 s unless {@code spring.data.redis.timeout} says otherwise, fails late: the other thread
- * notices); meanwhile the last values stay in force. Thread-safe.
+ * timeout, 60 s unless {@code spring.data.redis.timeout} says otherwise, fails late: the watching thread
+ * notices, within about one more interval); meanwhile the last values stay in force. Thread-safe.
  */
 final class RedisOverrides implements AutoCloseable {
 
@@ -63,6 +63,9 @@ final class RedisOverrides implements AutoCloseable {
 	private final ScheduledExecutorService poller;
 
 	private final ScheduledExecutorService writer;
+
+	/** Watches the polls ({@link #checkAnswered}); never calls Redis, so no slow call holds it. */
+	private final ScheduledExecutorService watcher;
 
 	/** Polls failed in a row; logged when it reaches {@link #FAILURES_LOGGED}. Poll thread only. */
 	private int failures;
@@ -94,6 +97,7 @@ final class RedisOverrides implements AutoCloseable {
 		this.onChange = onChange;
 		this.poller = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides"));
 		this.writer = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides-write"));
+		this.watcher = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides-watch"));
 	}
 
 	private static Thread daemon(Runnable runnable, String name) {
@@ -181,7 +185,7 @@ final class RedisOverrides implements AutoCloseable {
 		try {
 			this.poller.scheduleWithFixedDelay(this::poll, this.pollIntervalNanos, this.pollIntervalNanos,
 					TimeUnit.NANOSECONDS);
-			this.writer.scheduleWithFixedDelay(this::checkAnswered, this.pollIntervalNanos, this.pollIntervalNanos,
+			this.watcher.scheduleWithFixedDelay(this::checkAnswered, this.pollIntervalNanos, this.pollIntervalNanos,
 					TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
@@ -232,7 +236,7 @@ final class RedisOverrides implements AutoCloseable {
 		}
 	}
 
-	/** On the writer's thread: notices polls that wait for an answer (see the class description). */
+	/** On the watching thread: notices polls that wait for an answer (see the class description). */
 	private void checkAnswered() {
 		long silent = System.nanoTime() - this.answeredAt;
 		if (silent > FAILURES_LOGGED * this.pollIntervalNanos + WAIT.toNanos()) {
@@ -270,5 +274,6 @@ final class RedisOverrides implements AutoCloseable {
 	public void close() {
 		this.poller.shutdownNow();
 		this.writer.shutdownNow();
+		this.watcher.shutdownNow();
 	}
 }

@@ -351,10 +351,13 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	@Override
 	public Decision peek(Acquisition acquisition) {
 		List<Acquisition> acquisitions = List.of(acquisition);
+		byte[][] keys = keys(acquisitions);
+		long sent = System.nanoTime();
 		try {
-			List<Long> reply = this.runner.run(this.scripts.forAcquisitions(acquisitions), keys(acquisitions),
-					args(acquisitions, PEEK, NO_DEADLINE, null), deadline(), null);
-			return decisions(acquisitions, ReplyPart.of(reply)).get(0);
+			ReplyPart reply = ReplyPart.of(this.runner.run(this.scripts.forAcquisitions(acquisitions), keys,
+					args(acquisitions, PEEK, NO_DEADLINE, null), deadline(), null));
+			learnClock(node(keys[0]), sent, reply);
+			return decisions(acquisitions, reply).get(0);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
@@ -709,7 +712,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			return fallback(acquisitions, op, leases);
 		}
 		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
-		// tokens taken anyway is given back. A late release or peek is harmless.
+		// tokens taken anyway is given back. A late release or check is harmless.
 		boolean acquire = op == ACQUIRE;
 		long serverDeadline = (acquire && this.nowMicros == null) ? node.clock().deadlineMicros(deadline) : ServerClock.NONE;
 		// The script of the operation, which also gives back what a late reply took; an acquisition is sent
@@ -1165,13 +1168,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				}
 			}
 		}
-		boolean release = op == RELEASE || op == PEEK;
+		boolean release = op == RELEASE;
 		if (this.onFailure == OnFailure.LOCAL) {
 			if (op == CHECK) {
 				return this.localStore.checkAll(acquisitions);
-			}
-			if (op == PEEK) {
-				return List.of(this.localStore.peek(acquisitions.get(0)));
 			}
 			if (release) {
 				return List.of(this.localStore.release(acquisitions.get(0)));

@@ -114,6 +114,28 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void aBucketMovedBetweenLimitsOfExtremeRatiosStaysSpent() {
+		// A million a second, half spent, then one a century: the debt carried would be beyond what a script
+		// can write (a state of 10^21 us, a TTL Redis refuses), and every request of the key would fail.
+		for (Algorithm algorithm : List.of(Algorithm.TOKEN_BUCKET, Algorithm.LEAKY_BUCKET)) {
+			Limit fast = limit(algorithm, 1_000_000, Duration.ofSeconds(1));
+			Limit slow = limit(algorithm, 1, Duration.ofDays(36_500));
+			String id = "extreme-" + algorithm.id();
+			assertThat(this.store.tryAcquire(new Acquisition(id, fast, "alone", 500_000)).isAllowed()).isTrue();
+			assertThat(this.store.tryAcquire(new Acquisition(id, slow, "alone", 1)).isAllowed()).as(algorithm.id())
+				.isFalse();
+			// With another key in the same call: the driver's batch, whose prelude moves states too.
+			assertThat(this.store.tryAcquire(new Acquisition(id, fast, "batched", 500_000)).isAllowed()).isTrue();
+			List<Decision> batched = this.store.tryAcquireAll(List.of(new Acquisition(id, slow, "batched", 1),
+					new Acquisition(id + "-other", PER_MINUTE, "k", 1)));
+			assertThat(batched.get(0).isAllowed()).as(algorithm.id()).isFalse();
+			assertThat(batched.get(0).retryAfterNanos()).isEqualTo(Duration.ofDays(36_500).toNanos());
+			assertThat(redis.commands().pttl(this.store.redisKey(id, "alone"))).as("a TTL Redis took").isPositive();
+		}
+		assertThat(this.store.errors()).as("no script failed").isZero();
+	}
+
+	@Test
 	void aBucketRemembersTheIntervalItWasWrittenWith() {
 		Limit two = Limit.builder().limit(2).period(Duration.ofHours(1)).build();
 		this.store.tryAcquire(new Acquisition("api", two, "k", 1));

@@ -180,6 +180,8 @@ class KeyResolversTests {
 			request.setParameter("u", variant);
 			assertThat(this.keyResolvers.forSpec("param:u", "test").resolve(request)).as(variant).isEqualTo("param:alice");
 			assertThat(this.keyResolvers.canonical("param:" + variant)).as(variant).isEqualTo("param:alice");
+			// The actuator applies it again to a key an operator pastes: the same key.
+			assertThat(KeyResolvers.identity(KeyResolvers.identity(variant))).isEqualTo(KeyResolvers.identity(variant));
 		}
 		this.request.setParameter("u", " \u3000\t");
 		assertThat(resolve("param:u")).as("only spaces: no name").isEqualTo("ip:203.0.113.7");

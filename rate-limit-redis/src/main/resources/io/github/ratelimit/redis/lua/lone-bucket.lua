@@ -80,7 +80,9 @@ for i = 1, n do
             elseif (q + 1) * old_interval <= used then
               q = q + 1
             end
-            tat = now + q * interval + math.ceil((used - q * old_interval) * interval / old_interval)
+            -- At most the new bucket or 2^61 ns, whichever is more (GcraState#scaled).
+            tat = now + math.min(q * interval + math.ceil((used - q * old_interval) * interval / old_interval),
+              math.max(2305843009213693, interval * burst))
             redis.call('SET', key, string.format('%.0f %.0f', tat, interval), 'PX',
               math.ceil((tat - now) / 1000) + 1 + ttl_offset)
           end

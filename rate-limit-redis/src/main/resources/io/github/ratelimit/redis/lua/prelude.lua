@@ -137,7 +137,9 @@ local function gcra_read(key, now, p)
     local used = tat - now
     local q = floordiv(used, interval)
     local r = used - q * interval
-    tat = now + q * p.interval + math.ceil(r * p.interval / interval)
+    -- At most the new bucket or 2^61 ns, whichever is more (GcraState#scaled): limits of extreme ratios.
+    tat = now + math.min(q * p.interval + math.ceil(r * p.interval / interval),
+      math.max(2305843009213693, p.interval * p.burst))
     if not read_only then
       gcra_write(key, now, p, tat)
     end

@@ -35,9 +35,11 @@ final class SharedOverrides {
 		// A long timeout: a request on-failure decides (a slow first call on a busy machine) is not counted in
 		// Redis, and these tests count exactly. Rejections are kept an hour: only a dropped entry lets a raised
 		// limit or a reset through.
-		return Stream.concat(Stream.of(redisProperties), Stream.of("rate-limit.store.redis.timeout=5s",
+		// The caller's properties last, so that they win over these defaults.
+		return Stream.concat(Stream.of("rate-limit.store.redis.timeout=5s",
 				"rate-limit.store.redis.overrides-poll-interval=" + POLL.toMillis() + "ms",
-				"rate-limit.store.redis.rejection-cache=1h", "management.endpoints.web.exposure.include=ratelimits"))
+				"rate-limit.store.redis.rejection-cache=1h", "management.endpoints.web.exposure.include=ratelimits"),
+				Stream.of(redisProperties))
 			.toArray(String[]::new);
 	}
 

@@ -1080,13 +1080,17 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	/**
 	 * One call at start-up, in the background, that connects and runs a script reading (not changing) one
 	 * key: wrong credentials, a missing permission or an unreachable Redis are logged before any request.
+	 * A Redis that only answers slower than the start-up waits (a first connection on a busy machine) is
+	 * given the fail-fast check's time, in the background, before it is reported as not answering.
 	 */
 	private CompletableFuture<@Nullable RedisError> checkAtStartUp(Duration wait) {
 		CompletableFuture<@Nullable RedisError> result = new CompletableFuture<>();
 		Acquisition probe = new Acquisition("start-up-check", Limit.builder().limit(1).period(Duration.ofSeconds(1)).build(),
 				"", 1);
 		Thread thread = new Thread(() -> {
-			long deadline = System.nanoTime() + wait.toNanos();
+			long start = System.nanoTime();
+			long deadline = start + wait.toNanos();
+			boolean late = false;
 			try {
 				for (int attempt = 1;; attempt++) {
 					long sent = System.nanoTime();
@@ -1094,6 +1098,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 						List<Long> reply = this.runner.run(this.scripts.forAcquisitions(List.of(probe)),
 								keys(List.of(probe)), args(List.of(probe), PEEK, NO_DEADLINE, null), deadline, null);
 						learnClock(node(keys(List.of(probe))[0]), sent, ReplyPart.of(reply));
+						if (late) {
+							logger.info("Redis at " + this.endpoint + " answered the rate limiter's start-up check after "
+									+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+						}
 						result.complete(null);
 						return;
 					}
@@ -1102,8 +1110,16 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 						// own) is tried twice more while the wait lasts, so that a refused password is reported
 						// as such rather than as an outage.
 						RedisError error = RedisError.of(ex);
+						if (!late && !this.failFast && "TIMEOUT".equals(error.code())) {
+							// Slow, not refused: the start-up goes on (on-failure decides meanwhile), and this
+							// thread waits as long as fail-fast would before it reports an outage.
+							late = true;
+							result.complete(error);
+							deadline = System.nanoTime() + FAIL_FAST_CHECK.toNanos();
+							continue;
+						}
 						if (error.kind() != RedisError.Kind.UNREACHABLE || "TIMEOUT".equals(error.code())
-								|| attempt == STARTUP_ATTEMPTS || deadline - System.nanoTime() < STARTUP_RETRY.toNanos() * 2) {
+								|| attempt >= STARTUP_ATTEMPTS || deadline - System.nanoTime() < STARTUP_RETRY.toNanos() * 2) {
 							throw ex;
 						}
 						Thread.sleep(STARTUP_RETRY.toMillis());
@@ -1119,7 +1135,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				}
 				else {
 					logger.warn("Redis at " + this.endpoint + " did not answer the rate limiter at start-up ("
-							+ error.message() + "); until it does, on-failure=" + onFailureName()
+							+ error.message() + (late ? ", for " + FAIL_FAST_CHECK.toSeconds() + " s" : "")
+							+ "); until it does, on-failure=" + onFailureName()
 							+ " decides. rate-limit.store.redis.fail-fast=true fails the start-up instead");
 				}
 				result.complete(error);

@@ -201,6 +201,26 @@ class RedisFailureTests {
 	}
 
 	@Test
+	void aRedisSlowerThanTheStartUpCheckIsNotReportedAsDown(CapturedOutput output) {
+		// A first connection on a busy machine can take longer than the second the start-up waits: that is
+		// no outage to report (the check keeps waiting in the background, as long as fail-fast would).
+		LettuceConnectionFactory fresh = redis.newFastReconnectingFactory();
+		redis.commands().clientPause(2_000);
+		try (RedisRateLimitStore store = RedisRateLimitStore.builder(fresh).timeout(TIMEOUT).build()) {
+			long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+			while (!output.toString().contains("answered the rate limiter's start-up check after")
+					&& System.nanoTime() < deadline) {
+				RedisProcess.sleep(50);
+			}
+			assertThat(output).contains("answered the rate limiter's start-up check after")
+				.doesNotContain("did not answer the rate limiter at start-up");
+		}
+		finally {
+			fresh.destroy();
+		}
+	}
+
+	@Test
 	void anUnreachableRedisAtStartUpCostsAtMostTheTimeout() {
 		LettuceConnectionFactory nowhere = RedisExtension.fastReconnectingFactory(RedisProcess.freePort());
 		try (RedisRateLimitStore store = RedisRateLimitStore.builder(nowhere).timeout(TIMEOUT).build()) {

@@ -4,11 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.Locale;
 
 /**
  * The key layout: {@code <prefix>{<limitId>:<key>}}. The braces are a Redis Cluster hash tag, so all
  * of one key's state sits in one slot. {@code %}, {@code #}, the braces and (in the limit id)
- * {@code :} are percent-encoded, so two different (limit id, key) pairs never share a Redis key; a
+ * {@code :} are percent-encoded, and so is an unpaired surrogate (as {@code %D800} to {@code %DFFF}, which
+ * UTF-8 cannot write), so two different (limit id, key) pairs never share a Redis key; a
  * part longer than {@value #MAX_PART_LENGTH} characters is replaced by {@code #} and its SHA-256, so a
  * Redis key never grows with client input. Thread-safe.
  */
@@ -48,6 +50,7 @@ final class RedisKeys {
 
 	private static String part(String value, boolean limitId) {
 		StringBuilder encoded = new StringBuilder(value.length() + 8);
+		boolean unpaired = false;
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);
 			switch (c) {
@@ -56,15 +59,40 @@ final class RedisKeys {
 				case '{' -> encoded.append("%7B");
 				case '}' -> encoded.append("%7D");
 				case ':' -> encoded.append(limitId ? "%3A" : ":");
-				default -> encoded.append(c);
+				default -> {
+					if (!Character.isSurrogate(c)) {
+						encoded.append(c);
+					}
+					else if (Character.isHighSurrogate(c) && i + 1 < value.length()
+							&& Character.isLowSurrogate(value.charAt(i + 1))) {
+						encoded.append(c).append(value.charAt(++i));
+					}
+					else {
+						// Unpaired: UTF-8 would write it as '?', the key of a client named "?".
+						encoded.append('%').append(Integer.toHexString(c).toUpperCase(Locale.ROOT));
+						unpaired = true;
+					}
+				}
 			}
 		}
-		return (encoded.length() <= MAX_PART_LENGTH) ? encoded.toString() : "#" + sha256(value);
+		if (encoded.length() <= MAX_PART_LENGTH) {
+			return encoded.toString();
+		}
+		// The value's UTF-8 is hashed, which never holds the byte 0xFF. A value with an unpaired surrogate
+		// (which UTF-8 cannot write) is hashed as 0xFF and its encoded form, so it shares no hash with another.
+		byte[] hashed = value.getBytes(StandardCharsets.UTF_8);
+		if (unpaired) {
+			byte[] utf8 = encoded.toString().getBytes(StandardCharsets.UTF_8);
+			hashed = new byte[utf8.length + 1];
+			hashed[0] = (byte) 0xFF;
+			System.arraycopy(utf8, 0, hashed, 1, utf8.length);
+		}
+		return "#" + sha256(hashed);
 	}
 
-	private static String sha256(String value) {
+	private static String sha256(byte[] value) {
 		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value);
 			return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
 		}
 		catch (NoSuchAlgorithmException ex) {

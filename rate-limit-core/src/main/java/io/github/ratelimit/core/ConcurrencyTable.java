@@ -3,6 +3,7 @@ package io.github.ratelimit.core;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import org.jspecify.annotations.Nullable;
 
 /**
  * The requests in flight of one concurrency limit, per key: an exact counter (a
@@ -17,7 +18,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * made under the key's lock of the map ({@link ConcurrentHashMap#compute}), so a key never has slots in
  * both places.
  * <p>
- * Thread-safe and exact: every acquisition and release of a key runs under that key's lock.
+ * A reset forgets a key's requests in flight: the slots they held become <em>orphans</em>, which the
+ * key's next releases (whichever request they come from) use up before they free a slot. So a request
+ * that was in flight at the reset cannot free a slot taken after it, and once every such request has
+ * ended the count is exact again; until then it may count more than is in flight, never less.
+ * <p>
+ * Thread-safe and exact: every acquisition, release and reset of a key runs under that key's lock.
  */
 final class ConcurrencyTable {
 
@@ -28,6 +34,9 @@ final class ConcurrencyTable {
 	private final long seed;
 
 	private final ConcurrentHashMap<String, LimiterState> held = new ConcurrentHashMap<>();
+
+	/** Per reset key, the slots its requests held at the reset not yet released; changed under the key's lock of {@link #held}. */
+	private final ConcurrentHashMap<String, Long> orphans = new ConcurrentHashMap<>();
 
 	private final AtomicReferenceArray<LimiterState> overflow = new AtomicReferenceArray<>(
 			CaffeineRateLimitStore.OVERFLOW_BUDGETS);
@@ -60,13 +69,21 @@ final class ConcurrencyTable {
 		Decision[] decision = new Decision[1];
 		this.held.compute(acquisition.key(), (key, state) -> {
 			long now = this.clock.nanos();
+			long cost = acquisition.cost() - useOrphans(key, acquisition.cost());
+			if (cost == 0) {
+				// Used up on slots a reset forgot: nothing taken since is freed.
+				decision[0] = peek((state != null) ? current(state, acquisition.limit(), now) : null, acquisition, now);
+				return state;
+			}
+			Acquisition freed = (cost == acquisition.cost()) ? acquisition
+					: new Acquisition(acquisition.limitId(), acquisition.limit(), key, cost);
 			if (state == null) {
-				// Acquired on the overflow counter (the key is never in both places), or reset since.
-				decision[0] = onOverflow(key, acquisition, now, false);
+				// Acquired on the overflow counter (the key is never in both places).
+				decision[0] = onOverflow(key, freed, now, false);
 				return null;
 			}
-			LimiterState current = current(state, acquisition.limit(), now);
-			decision[0] = release(current, acquisition, now);
+			LimiterState current = current(state, freed.limit(), now);
+			decision[0] = release(current, freed, now);
 			return isEmpty(current, now) ? null : current;
 		});
 		return decision[0];
@@ -89,7 +106,35 @@ final class ConcurrencyTable {
 	}
 
 	void reset(String key) {
-		this.held.remove(key);
+		this.held.computeIfPresent(key, (k, state) -> {
+			Decision peek = state.peek(this.clock.nanos());
+			long inFlight = (peek != null) ? state.limit().limit() - peek.remaining() : 0;
+			if (inFlight > 0) {
+				this.orphans.merge(k, inFlight, Long::sum);
+			}
+			return null;
+		});
+	}
+
+	/** Uses up to {@code cost} of a key's orphaned slots; answers how many. Called under the key's lock. */
+	private long useOrphans(String key, long cost) {
+		Long orphaned = this.orphans.get(key);
+		if (orphaned == null) {
+			return 0;
+		}
+		long used = Math.min(orphaned, cost);
+		if (used == orphaned) {
+			this.orphans.remove(key);
+		}
+		else {
+			this.orphans.put(key, orphaned - used);
+		}
+		return used;
+	}
+
+	private Decision peek(@Nullable LimiterState state, Acquisition acquisition, long now) {
+		Decision decision = (state != null) ? state.peek(now) : null;
+		return (decision != null) ? decision : acquisition.limit().newState().peek(now);
 	}
 
 	long size() {

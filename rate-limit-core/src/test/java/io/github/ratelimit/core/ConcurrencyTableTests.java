@@ -117,6 +117,57 @@ class ConcurrencyTableTests {
 	}
 
 	@Test
+	void theEndOfARequestAResetForgotFreesNoSlotTakenSince() {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
+		Limit four = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(4).build();
+		Acquisition old1 = new Acquisition("slots", four, "k", 1);
+		Acquisition old3 = new Acquisition("slots", four, "k", 3);
+		assertThat(store.tryAcquire(old1).isAllowed()).isTrue();
+		assertThat(store.tryAcquire(old3).isAllowed()).isTrue();
+		store.reset("slots", "k");
+		// The reset gives the key its four slots...
+		Acquisition new2 = new Acquisition("slots", four, "k", 2);
+		Acquisition new1 = new Acquisition("slots", four, "k", 1);
+		assertThat(store.tryAcquire(new2).isAllowed()).isTrue();
+		assertThat(store.tryAcquire(new1).isAllowed()).isTrue();
+		// ...and the forgotten requests' ends free none of those taken since: 3 held of 4.
+		assertThat(store.release(old1).remaining()).isEqualTo(1);
+		assertThat(store.release(old3).remaining()).isEqualTo(1);
+		assertThat(store.tryAcquire(new Acquisition("slots", four, "k", 2)).isAllowed()).isFalse();
+		// Once the orphans are used up, releases count as ever, and the key is forgotten when empty.
+		assertThat(store.release(new2).remaining()).isEqualTo(3);
+		assertThat(store.release(new1).remaining()).isEqualTo(4);
+		assertThat(store.size("slots")).isZero();
+		assertThat(store.tryAcquire(new Acquisition("slots", four, "k", 4)).isAllowed()).isTrue();
+	}
+
+	@Test
+	void releasesInAnyOrderAfterAResetNeverCountLessThanIsInFlight() {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
+		Limit two = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(2).build();
+		Acquisition a1 = new Acquisition("slots", two, "k", 1);
+		Acquisition a2 = new Acquisition("slots", two, "k", 1);
+		store.tryAcquire(a1);
+		store.tryAcquire(a2);
+		store.reset("slots", "k");
+		Acquisition b1 = new Acquisition("slots", two, "k", 1);
+		Acquisition b2 = new Acquisition("slots", two, "k", 1);
+		store.tryAcquire(b1);
+		store.tryAcquire(b2);
+		// A request taken after the reset ends first: stricter for a moment (the count cannot tell whose end it is)...
+		store.release(b1);
+		assertThat(store.tryAcquire(new Acquisition("slots", two, "k", 1)).isAllowed()).isFalse();
+		store.release(a1);
+		store.release(a2);
+		// ...exact once the forgotten requests have ended: b2 alone in flight.
+		Acquisition c = new Acquisition("slots", two, "k", 1);
+		assertThat(store.tryAcquire(c).remaining()).isZero();
+		store.release(b2);
+		store.release(c);
+		assertThat(store.size("slots")).isZero();
+	}
+
+	@Test
 	void slotsHeldCarryOverWhenTheKeysLimitChanges() {
 		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
 		Limit two = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(2).build();

@@ -86,6 +86,42 @@ class SampleApplicationTests {
 		assertThat(get("/api/work?ms=0").statusCode()).isEqualTo(200);
 	}
 
+	@Test
+	void aResetForgetsTheSlotsInFlightWithoutLettingTheirEndFreeSlotsTakenSince() throws Exception {
+		// Runs after or before workRunsAtMostTwoAtOncePerClient (same client IP): each ends with nothing in flight.
+		String key = "/actuator/ratelimits/work/ip:127.0.0.1";
+		var before = java.util.List.of(java.util.concurrent.CompletableFuture.supplyAsync(() -> call("/api/work?ms=1500")),
+				java.util.concurrent.CompletableFuture.supplyAsync(() -> call("/api/work?ms=1500")));
+		awaitInFlight(key, 2);
+		HttpRequest reset = HttpRequest.newBuilder(uri(key)).DELETE().build();
+		assertThat(this.client.send(reset, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+		// The operator's reset gives the client its two slots at once...
+		var after = java.util.List.of(java.util.concurrent.CompletableFuture.supplyAsync(() -> call("/api/work?ms=4000")),
+				java.util.concurrent.CompletableFuture.supplyAsync(() -> call("/api/work?ms=4000")));
+		awaitInFlight(key, 2);
+		for (var response : before) {
+			assertThat(response.get().statusCode()).isEqualTo(200);
+		}
+		// ...but the end of the requests it forgot frees none of them: two run, a third is refused.
+		Thread.sleep(200);
+		assertThat(get("/api/work?ms=0").statusCode()).as("a third while two run").isEqualTo(429);
+		assertThat(get(key).body()).contains("\"inFlight\":2");
+		for (var response : after) {
+			assertThat(response.get().statusCode()).isEqualTo(200);
+		}
+		awaitInFlight(key, 0);
+		assertThat(get("/api/work?ms=0").statusCode()).isEqualTo(200);
+	}
+
+	private void awaitInFlight(String key, int inFlight) throws Exception {
+		String state = "";
+		for (int i = 0; i < 300 && !state.contains("\"inFlight\":" + inFlight); i++) {
+			Thread.sleep(10);
+			state = get(key).body();
+		}
+		assertThat(state).contains("\"inFlight\":" + inFlight);
+	}
+
 	private HttpResponse<String> call(String path) {
 		try {
 			return get(path);

@@ -32,6 +32,13 @@ public class InFlightController {
 		return "done";
 	}
 
+	/** A body larger than the container's buffer, written after the gate: its write fails when the client is gone. */
+	@GetMapping("/big")
+	String big() throws InterruptedException {
+		GATE.pass();
+		return "x".repeat(256 * 1024);
+	}
+
 	@GetMapping({ "/one", "/double" })
 	String quick() {
 		return "quick";

@@ -1,6 +1,8 @@
 package io.github.ratelimit.it;
 
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -40,7 +42,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.rules[0].policies=slots",
 				"rate-limit.rules[1].path=/inflight/{name:one|one-slow|fail|callable|deferred|raw}",
 				"rate-limit.rules[1].policies=one", "rate-limit.rules[2].path=/inflight/double",
-				"rate-limit.rules[2].policies=one,rate" })
+				"rate-limit.rules[2].policies=one,rate", "rate-limit.policies.failures.limit=1000",
+				"rate-limit.policies.failures.period=1h", "rate-limit.policies.failures.count=failures",
+				"rate-limit.policies.failures.key=header:X-Client", "rate-limit.rules[3].path=/inflight/big",
+				"rate-limit.rules[3].policies=one,failures" })
 class ConcurrencyLimitTests {
 
 	@LocalServerPort
@@ -164,6 +169,23 @@ class ConcurrencyLimitTests {
 		assertThat(this.http.get("/inflight/one", "X-Client", "both").statusCode()).isEqualTo(429);
 		InFlightController.GATE.open();
 		assertThat(slow.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aClientGoneBeforeItsHeldResponseIsWrittenStillGivesItsSlotBack() throws Exception {
+		// With a policy counted once the response is known, the response is held and written after the count;
+		// its write fails when the client has gone (reset), which must not keep the concurrency slot for good.
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.getOutputStream()
+				.write(("GET /inflight/big HTTP/1.1\r\nHost: localhost\r\nX-Client: gone\r\n\r\n")
+					.getBytes(StandardCharsets.US_ASCII));
+			socket.getOutputStream().flush();
+			assertThat(InFlightController.GATE.awaitArrivals(1)).isTrue();
+			socket.setSoLinger(true, 0);
+		}
+		InFlightController.GATE.open();
+		awaitFree("one", "header:gone");
+		assertThat(this.http.get("/inflight/one", "X-Client", "gone").statusCode()).isEqualTo(200);
 	}
 
 	@Test

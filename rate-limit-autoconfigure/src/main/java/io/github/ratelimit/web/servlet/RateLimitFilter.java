@@ -93,15 +93,20 @@ class RateLimitFilter extends OncePerRequestFilter {
 			failed = false;
 		}
 		finally {
-			if (!limited.isDecided()) {
-				this.interceptor.decideAnswered(limited, request, next);
+			try {
+				if (!limited.isDecided()) {
+					this.interceptor.decideAnswered(limited, request, next);
+				}
+				if (limited.pendingCount() != null && (failed || !request.isAsyncStarted())) {
+					// Writes the held response: fails when the client has gone.
+					count(limited, failed, response);
+				}
 			}
-			if (limited.pendingCount() != null && (failed || !request.isAsyncStarted())) {
-				count(limited, failed, response);
-			}
-			LimitedRequest.HeldSlots slots = limited.slots();
-			if (slots != null) {
-				endLater(slots, !failed && request.isAsyncStarted() ? request : null);
+			finally {
+				LimitedRequest.HeldSlots slots = limited.slots();
+				if (slots != null) {
+					endLater(slots, !failed && request.isAsyncStarted() ? request : null);
+				}
 			}
 		}
 	}

@@ -115,6 +115,15 @@ final class RateLimitPolicies {
 			if (policy.isOverridden()) {
 				put(policy, null, "restored from ", " to its configured ");
 			}
+			else if (this.shared != null) {
+				// Not overridden here, maybe only not yet seen here: another instance's change is dropped for all.
+				try {
+					this.shared.storeOverride(policy.name(), null);
+				}
+				catch (RuntimeException ex) {
+					throw (ex instanceof IllegalStateException state) ? state : new IllegalStateException(ex.getMessage(), ex);
+				}
+			}
 		}
 		return policy;
 	}

@@ -44,6 +44,12 @@ class RuntimeOverridesTests {
 	}
 
 	@Test
+	void aRestoreOnAnInstanceThatHasNotSeenTheChangeRestoresEveryInstance() {
+		SharedOverrides.aRestoreOnAnInstanceThatHasNotSeenTheChangeRestoresEveryInstance(
+				"spring.data.redis.port=" + redis.port());
+	}
+
+	@Test
 	void aResetOnOneInstanceDropsTheRejectionKeptByTheOther() {
 		SharedOverrides.aResetOnOneInstanceDropsTheRejectionKeptByTheOther("spring.data.redis.port=" + redis.port());
 	}

@@ -120,6 +120,28 @@ final class SharedOverrides {
 	}
 
 	/**
+	 * A restore on an instance that has not yet seen the change (its poll is far off) still drops the change
+	 * for every instance: the instance that made it goes back to the configured values.
+	 */
+	static void aRestoreOnAnInstanceThatHasNotSeenTheChangeRestoresEveryInstance(String... redisProperties) {
+		String[] properties = properties(redisProperties);
+		String[] slowPoll = Stream.concat(Stream.of(properties), Stream.of("rate-limit.store.redis.overrides-poll-interval=1h"))
+			.toArray(String[]::new);
+		try (ConfigurableApplicationContext a = RedisTestApplication.start(properties);
+				ConfigurableApplicationContext b = RedisTestApplication.start(slowPoll)) {
+			Http onA = new Http(RedisTestApplication.port(a));
+			Http onB = new Http(RedisTestApplication.port(b));
+			assertThat(onA.postJson("/actuator/ratelimits/tunable", "{\"limit\": 9}").statusCode()).isEqualTo(200);
+			assertThat(onB.get("/actuator/ratelimits").body()).as("B has not seen it").contains(limitOf(2));
+			HttpResponse<String> restored = onB.delete("/actuator/ratelimits/tunable");
+			assertThat(restored.statusCode()).isEqualTo(200);
+			assertThat(restored.body()).contains("\"overridden\":false");
+			awaitLimit(onA, 2);
+			assertThat(onA.get("/actuator/ratelimits").body()).contains("\"overridden\":false");
+		}
+	}
+
+	/**
 	 * A reset of a key on one instance lets the key through on the other, whose cache kept its rejection
 	 * for an hour.
 	 */

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -12,6 +13,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -37,6 +40,7 @@ import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitAutoConfigurationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -145,10 +149,13 @@ class RateLimitAutoConfigurationTests {
 			rate-limit.policies.api.cost      | 11           | rate-limit.policies.api.cost: cost must be between 1 and the burst (10), was 11
 			rate-limit.policies.api.key       | cookie:x     | rate-limit.policies.api.key: unknown key 'cookie:x'
 			rate-limit.policies.api.key       | header:      | rate-limit.policies.api.key: key 'header:' names nothing after 'header:'
+			rate-limit.policies.api.key       | header:X Y   | rate-limit.policies.api.key: 'X Y' is not an HTTP header name. Write the header's name as requests carry it, e.g. header:X-Api-Key
+			rate-limit.policies.api.key       | param:       | rate-limit.policies.api.key: key 'param:' names nothing after 'param:'. Write e.g. param:username
 			rate-limit.policies.api.key       | #{ip +}      | rate-limit.policies.api.key: cannot parse the SpEL key '#{ip +}'
 			rate-limit.policies.api.key       | @missing     | rate-limit.policies.api.key: no bean named 'missing'
 			rate-limit.rules[0].policies      | nope         | rate-limit.rules[0].policies: no policy named 'nope'. Define it under rate-limit.policies.nope (defined: api)
 			rate-limit.rules[0].path          | /api/**/x    | rate-limit.rules[0].path: cannot parse the path pattern '/api/**/x'
+			rate-limit.rules[0].path          | api/hello    | rate-limit.rules[0].path: the path pattern 'api/hello' does not start with '/', so it matches no request. Write it from the root, e.g. /api/hello
 			rate-limit.rules[0].methods       | GE T         | rate-limit.rules[0].methods: 'GE T' is not an HTTP method
 			rate-limit.client-ip.trusted-proxies | 10.0.0.0/33 | rate-limit.client-ip.trusted-proxies[0]: '10.0.0.0/33' is not a valid CIDR
 			rate-limit.client-ip.trusted-proxies | example.com | rate-limit.client-ip.trusted-proxies[0]: 'example.com'
@@ -162,6 +169,21 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
 					"rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=api", property + "=" + value)
 			.run(failsWith(message));
+	}
+
+	@Test
+	void trustingOrExemptingEveryAddressIsWarnedAbout(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+					"rate-limit.client-ip.trusted-proxies=10.0.0.0/8,0.0.0.0/0", "rate-limit.exempt.ips=::/0")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("rate-limit.client-ip.trusted-proxies[1] is '0.0.0.0/0', every address of its "
+						+ "family: every client is then a trusted proxy")
+					.contains("rate-limit.exempt.ips[0] is '::/0', every address of its family: no client of that family is "
+							+ "limited by any policy")
+					.doesNotContain("trusted-proxies[0]");
+			});
 	}
 
 	@Test

@@ -515,7 +515,7 @@ final class ClientIpResolver {
 	}
 
 	/** Whether a text is an RFC 9110 token, as header names are. */
-	private static boolean isToken(@Nullable String text) {
+	static boolean isToken(@Nullable String text) {
 		if (text == null || text.isEmpty()) {
 			return false;
 		}

@@ -8,6 +8,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -32,6 +35,8 @@ final class ConfiguredLimits {
 
 	private static final String PREFIX = "rate-limit";
 
+	private static final Log logger = LogFactory.getLog(ConfiguredLimits.class);
+
 	private ConfiguredLimits() {
 	}
 
@@ -45,6 +50,11 @@ final class ConfiguredLimits {
 			catch (IllegalArgumentException ex) {
 				throw new RateLimitConfigurationException(PREFIX + ".client-ip.trusted-proxies[" + i + "]",
 						ex.getMessage(), "Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+			if (ranges.get(i).prefixLength() == 0) {
+				logger.warn(PREFIX + ".client-ip.trusted-proxies[" + i + "] is '" + proxies.get(i) + "', every address of its "
+						+ "family: every client is then a trusted proxy, writes the address it is keyed by in the forwarding "
+						+ "header, and gets a budget per address it writes. List only your proxies' addresses");
 			}
 		}
 		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
@@ -190,6 +200,10 @@ final class ConfiguredLimits {
 				throw new RateLimitConfigurationException(PREFIX + ".exempt.ips[" + i + "]", ex.getMessage(),
 						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
 			}
+			if (ranges.get(i).prefixLength() == 0) {
+				logger.warn(PREFIX + ".exempt.ips[" + i + "] is '" + ips.get(i) + "', every address of its family: no client of "
+						+ "that family is limited by any policy");
+			}
 		}
 		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
 				PREFIX + ".exempt.when");
@@ -205,6 +219,12 @@ final class ConfiguredLimits {
 			if (!StringUtils.hasText(rule.getPath())) {
 				throw new RateLimitConfigurationException(prefix + ".path", "a rule needs a path",
 						"Set a path pattern such as /api/**");
+			}
+			if (!rule.getPath().startsWith("/")) {
+				// PathPattern matches the request's whole path, which starts with '/': such a rule would match nothing.
+				throw new RateLimitConfigurationException(prefix + ".path",
+						"the path pattern '" + rule.getPath() + "' does not start with '/', so it matches no request",
+						"Write it from the root, e.g. /" + rule.getPath());
 			}
 			PathPattern pattern;
 			try {

@@ -255,7 +255,16 @@ final class KeyResolvers {
 		String argument = spec.substring(prefix.length()).trim();
 		if (argument.isEmpty()) {
 			throw new RateLimitConfigurationException(origin, "key '" + spec + "' names nothing after '" + prefix + "'",
-					"Write e.g. " + prefix + (prefix.equals("@") ? "myKeyResolver" : "X-Api-Key"));
+					"Write e.g. " + prefix + switch (prefix) {
+						case "@" -> "myKeyResolver";
+						case "param:" -> "username";
+						default -> "X-Api-Key";
+					});
+		}
+		if (prefix.equals("header:") && !ClientIpResolver.isToken(argument)) {
+			// No request carries such a header: every request would fall back to its IP.
+			throw new RateLimitConfigurationException(origin, "'" + argument + "' is not an HTTP header name",
+					"Write the header's name as requests carry it, e.g. header:X-Api-Key");
 		}
 		return argument;
 	}

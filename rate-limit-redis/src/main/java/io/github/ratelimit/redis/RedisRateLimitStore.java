@@ -131,6 +131,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private static final byte[] ACQUIRE = bytes("acquire");
 
+	private static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(100);
+
+	private static final Duration MIN_LEASE_EXPIRY = Duration.ofMillis(100);
+
 	private static final byte[] RELEASE = bytes("release");
 
 	/** Read-only: the check script, which writes nothing. */
@@ -1633,7 +1637,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 * Sets how often the store looks for runtime changes of policies made on other instances (and resets
 		 * of keys, which drop cached rejections): one {@code GET} of a counter per interval (1 s when not
 		 * called).
-		 * @param pollInterval positive
+		 * @param pollInterval at least 100 ms
 		 * @return this builder
 		 */
 		public Builder overridesPollInterval(Duration pollInterval) {
@@ -1657,7 +1661,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 * Sets how long a slot of a concurrency limit outlives its last refresh (5 s when not called): the
 		 * store refreshes the leases of requests in flight every third of it, so an instance that dies
 		 * frees its slots within this time.
-		 * @param leaseExpiry positive, in Redis' time
+		 * @param leaseExpiry at least 100 ms, in Redis' time
 		 * @return this builder
 		 */
 		public Builder leaseExpiry(Duration leaseExpiry) {
@@ -1712,13 +1716,15 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 						"rejection cache must be zero or positive, was " + this.rejectionCacheMaxAge,
 						"Set how long a rejection Redis answered is kept in process, e.g. 1s (0 keeps none)");
 			}
-			if (this.overridesPollInterval.isNegative() || this.overridesPollInterval.isZero()) {
+			if (this.overridesPollInterval.compareTo(MIN_POLL_INTERVAL) < 0) {
+				// Each poll is a Redis call of every instance: below this, polls cost Redis and the CPUs more than they save.
 				throw new InvalidValueException("overridesPollInterval",
-						"overrides poll interval must be positive, was " + this.overridesPollInterval,
+						"overrides poll interval must be at least 100 ms, was " + this.overridesPollInterval,
 						"Set how often each instance looks for runtime changes made elsewhere, e.g. 1s");
 			}
-			if (this.leaseExpiry.isNegative() || this.leaseExpiry.toMillis() < 1) {
-				throw new InvalidValueException("leaseExpiry", "lease expiry must be at least 1 ms, was " + this.leaseExpiry,
+			if (this.leaseExpiry.compareTo(MIN_LEASE_EXPIRY) < 0) {
+				// Leases are refreshed every third of it, each refresh a Redis call: shorter, they expire while held.
+				throw new InvalidValueException("leaseExpiry", "lease expiry must be at least 100 ms, was " + this.leaseExpiry,
 						"Set how long a slot of a concurrency limit outlives its last refresh, e.g. 5s");
 			}
 			if (this.threads < 1) {

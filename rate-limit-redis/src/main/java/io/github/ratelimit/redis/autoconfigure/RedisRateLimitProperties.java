@@ -51,13 +51,14 @@ public class RedisRateLimitProperties {
 
 	/**
 	 * How often each instance reads whether a policy was changed at run time (or a key reset) on another
-	 * instance: one GET of a counter; a change reaches every instance within this delay.
+	 * instance: one GET of a counter; a change reaches every instance within this delay. At least 100 ms.
 	 */
 	private Duration overridesPollInterval = Duration.ofSeconds(1);
 
 	/**
 	 * How long a slot of a concurrency limit outlives its last refresh, in Redis' time: leases of requests
-	 * in flight are refreshed every third of it, so an instance that dies frees its slots within it.
+	 * in flight are refreshed every third of it, so an instance that dies frees its slots within it. At
+	 * least 100 ms.
 	 */
 	private Duration leaseExpiry = Duration.ofSeconds(5);
 

@@ -149,11 +149,13 @@ class RedisRateLimitAutoConfigurationTests {
 				List.of("rate-limit.store.redis.breaker.probe-interval=-1s",
 						"rate-limit.store.redis.breaker.probe-interval: probe interval must be positive"),
 				List.of("rate-limit.store.redis.overrides-poll-interval=0s",
-						"rate-limit.store.redis.overrides-poll-interval: overrides poll interval must be positive"),
+						"rate-limit.store.redis.overrides-poll-interval: overrides poll interval must be at least 100 ms"),
+				List.of("rate-limit.store.redis.overrides-poll-interval=1ns",
+						"rate-limit.store.redis.overrides-poll-interval: overrides poll interval must be at least 100 ms"),
 				List.of("rate-limit.store.redis.lease-expiry=0s",
-						"rate-limit.store.redis.lease-expiry: lease expiry must be at least 1 ms"),
-				List.of("rate-limit.store.redis.lease-expiry=500us",
-						"rate-limit.store.redis.lease-expiry: lease expiry must be at least 1 ms"),
+						"rate-limit.store.redis.lease-expiry: lease expiry must be at least 100 ms"),
+				List.of("rate-limit.store.redis.lease-expiry=1ms",
+						"rate-limit.store.redis.lease-expiry: lease expiry must be at least 100 ms"),
 				// The local fallback is bounded by the in-process store's property, bound once with the others.
 				List.of("rate-limit.store.caffeine.maximum-size=0",
 						"rate-limit.store.caffeine.maximum-size: maximum size must be positive, was 0"))) {

@@ -172,6 +172,32 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void policiesOfOneSourceWhoseNamesDifferOnlyInCaseOrDashesFailTheStart() {
+		// Spring Boot binds them as one policy: per-user would have taken peruser's key: global.
+		this.runner
+			.withPropertyValues("rate-limit.policies.per-user.limit=2", "rate-limit.policies.per-user.period=1h",
+					"rate-limit.policies.peruser.limit=1000", "rate-limit.policies.peruser.period=1s",
+					"rate-limit.policies.peruser.key=global")
+			.run(failsWith("rate-limit.policies.peruser: policies 'per-user' and 'peruser' are one policy to Spring Boot, "
+					+ "which compares names without case and dashes, so each would take values of the other. Rename one of them"));
+		this.runner
+			.withPropertyValues("rate-limit.policies.strict.limit=2", "rate-limit.policies.strict.period=1h",
+					"rate-limit.policies.STRICT.limit=1000", "rate-limit.policies.STRICT.period=1s")
+			.run(failsWith("policies 'strict' and 'STRICT' are one policy"));
+	}
+
+	@Test
+	void aPolicySpeltOtherwiseInAnotherSourceIsTheSamePolicy() {
+		// As an environment variable (RATE_LIMIT_POLICIES_PERUSER_PERIOD) sets a value of application.yml's perUser.
+		this.runner.withPropertyValues("rate-limit.policies.perUser.limit=2")
+			.withSystemProperties("rate-limit.policies.peruser.period=1h")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(ConfiguredPolicy.of(context, "perUser").limit().period()).hasHours(1);
+			});
+	}
+
+	@Test
 	void trustingOrExemptingEveryAddressIsWarnedAbout(CapturedOutput output) {
 		this.runner
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",

@@ -164,17 +164,31 @@ final class ConfiguredLimits {
 	private static final Set<String> PLAN_PROPERTIES = Set.of("limit", "period", "burst");
 
 	/**
-	 * Refuses properties of a plan that are not plan values (binding would silently drop them): a plan
-	 * may set limit, period and burst only, so {@code plans.pro.algorithm} or a misspelt
-	 * {@code plans.pro.limt} fails the start-up, naming it.
+	 * Refuses what binding would silently get wrong: properties of a plan that are not plan values (binding
+	 * would drop them: a plan may set limit, period and burst only, so {@code plans.pro.algorithm} or a
+	 * misspelt {@code plans.pro.limt} fails the start-up, naming it), and two policies of one source whose
+	 * names differ only in case or dashes ({@code per-user} and {@code peruser}), which Spring Boot binds as
+	 * one policy, each taking values of the other. (Across sources such names are one policy on purpose: an
+	 * environment variable or a command-line argument overriding a value of {@code application.yml}.)
 	 */
-	static void checkPlanProperties(Environment environment) {
+	static void checkPolicyProperties(Environment environment) {
 		ConfigurationPropertyName policies = ConfigurationPropertyName.of(PREFIX + ".policies");
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
 				continue;
 			}
+			Map<String, String> spellings = new LinkedHashMap<>();
 			iterable.filter(policies::isAncestorOf).stream().forEach((name) -> {
+				if (name.getNumberOfElements() > 2) {
+					String spelt = name.getElement(2, Form.ORIGINAL);
+					String other = spellings.putIfAbsent(name.getElement(2, Form.UNIFORM), spelt);
+					if (other != null && !other.equals(spelt)) {
+						throw new RateLimitConfigurationException(PREFIX + ".policies." + spelt,
+								"policies '" + other + "' and '" + spelt + "' are one policy to Spring Boot, which compares "
+										+ "names without case and dashes, so each would take values of the other",
+								"Rename one of them");
+					}
+				}
 				if (name.getNumberOfElements() < 5 || !name.getElement(3, Form.UNIFORM).equals("plans")) {
 					return;
 				}

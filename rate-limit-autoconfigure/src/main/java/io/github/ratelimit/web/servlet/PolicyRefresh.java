@@ -60,7 +60,7 @@ final class PolicyRefresh implements ApplicationListener<EnvironmentChangeEvent>
 		}
 		Map<String, RateLimitProperties.Policy> refreshed;
 		try {
-			ConfiguredLimits.checkPlanProperties(this.environment);
+			ConfiguredLimits.checkPolicyProperties(this.environment);
 			refreshed = bind();
 		}
 		catch (RuntimeException ex) {

@@ -64,7 +64,7 @@ class RateLimitServletConfiguration {
 	@Bean
 	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers,
 			Environment environment, ObjectProvider<RateLimitStore> store) {
-		ConfiguredLimits.checkPlanProperties(environment);
+		ConfiguredLimits.checkPolicyProperties(environment);
 		RateLimitPolicies policies = ConfiguredLimits.policies(properties, keyResolvers);
 		// A store shared by every instance (Redis) keeps runtime changes for all of them.
 		if (store.getIfUnique() instanceof SharedPolicyOverrides overrides) {

@@ -145,6 +145,8 @@ class RateLimitAutoConfigurationTests {
 			rate-limit.policies.api.limit     | -3           | rate-limit.policies.api.limit: limit must be positive, was -3
 			rate-limit.policies.api.period    | 0s           | rate-limit.policies.api.period: period must be positive
 			rate-limit.policies.api.period    | -1m          | rate-limit.policies.api.period: period must be positive
+			rate-limit.policies.api.period    | 60           | rate-limit.policies.api.period: the duration '60' has no unit, which Spring Boot reads as milliseconds. Write it with its unit, e.g. 60s, or 60ms if milliseconds are meant
+			rate-limit.policies.api.max-delay | 500          | rate-limit.policies.api.max-delay: the duration '500' has no unit
 			rate-limit.policies.api.burst     | 0            | rate-limit.policies.api.burst: burst must be positive
 			rate-limit.policies.api.cost      | 11           | rate-limit.policies.api.cost: cost must be between 1 and the burst (10), was 11
 			rate-limit.policies.api.key       | cookie:x     | rate-limit.policies.api.key: unknown key 'cookie:x'
@@ -305,6 +307,9 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withUserConfiguration(BadPeriodController.class)
 			.run(failsWith("@RateLimited(period) on " + BadPeriodController.class.getName()
 					+ "#hello(): cannot read the period 'soon'"));
+		this.runner.withUserConfiguration(UnitlessPeriodController.class)
+			.run(failsWith("@RateLimited(period) on " + UnitlessPeriodController.class.getName()
+					+ "#hello(): the period '60' has no unit, which would be read as milliseconds. Write it with its unit, e.g. 60s"));
 		this.runner.withUserConfiguration(NoLimitController.class)
 			.run(failsWith("@RateLimited(limit) on " + NoLimitController.class.getName() + "#hello(): no limit is set"));
 		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m")
@@ -421,6 +426,17 @@ class RateLimitAutoConfigurationTests {
 
 		@GetMapping("/hello")
 		@RateLimited("nope")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+	@RestController
+	static class UnitlessPeriodController {
+
+		@GetMapping("/hello")
+		@RateLimited(limit = 5, period = "60")
 		String hello() {
 			return "hello";
 		}

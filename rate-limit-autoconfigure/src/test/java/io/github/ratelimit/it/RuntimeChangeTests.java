@@ -111,6 +111,16 @@ class RuntimeChangeTests {
 		HttpResponse<String> period = post("tunable", "{\"period\": \"soon\"}");
 		assertThat(period.statusCode()).isEqualTo(400);
 		assertThat(period.body()).contains("\"field\":\"period\"").contains("cannot read the duration 'soon'");
+		for (String unitless : new String[] { "60", "\"60\"" }) {
+			HttpResponse<String> milliseconds = post("tunable", "{\"period\": " + unitless + "}");
+			assertThat(milliseconds.statusCode()).as(unitless).isEqualTo(400);
+			assertThat(milliseconds.body()).contains("\"field\":\"period\"")
+				.contains("the duration '60' has no unit, which would be read as milliseconds");
+		}
+		HttpResponse<String> huge = post("tunable", "{\"limit\": \"" + "9".repeat(100_000) + "x\"}");
+		assertThat(huge.statusCode()).isEqualTo(400);
+		assertThat(huge.body()).as("a bad value is not sent back whole").hasSizeLessThan(1_000)
+			.contains("(100001 characters)");
 		HttpResponse<String> plan = post("tunable", plans("{\"pro\": {\"limit\": -1}}"));
 		assertThat(plan.statusCode()).isEqualTo(400);
 		assertThat(plan.body()).contains("\"field\":\"plans.pro.limit\"");
@@ -186,8 +196,9 @@ class RuntimeChangeTests {
 		assertThat(read.statusCode()).isEqualTo(404);
 		assertThat(read.body()).contains("no policy named 'nope' (GET /actuator/ratelimits lists the policies");
 		assertThat(this.http.get("/actuator/ratelimits/nope/header:spender").statusCode()).isEqualTo(404);
-		assertThat(this.http.delete("/actuator/ratelimits/nope/header:spender").statusCode())
-			.as("the key reset too").isEqualTo(404);
+		HttpResponse<String> reset = this.http.delete("/actuator/ratelimits/nope/header:spender");
+		assertThat(reset.statusCode()).as("the key reset too").isEqualTo(404);
+		assertThat(reset.body()).as("naming it, as a read does").contains("no policy named 'nope'");
 	}
 
 	/** Actuator reads a body of scalars: the plans are a JSON document in a string. */

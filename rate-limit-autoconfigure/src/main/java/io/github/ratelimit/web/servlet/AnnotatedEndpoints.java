@@ -184,6 +184,11 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	}
 
 	private static Duration duration(String text, String attribute, String where) {
+		if (ConfiguredLimits.lacksUnit(text)) {
+			throw new RateLimitConfigurationException("@RateLimited(" + attribute + ") on " + where,
+					"the " + attribute + " '" + text + "' has no unit, which would be read as milliseconds",
+					"Write it with its unit, e.g. " + text.trim() + "s, or " + text.trim() + "ms if milliseconds are meant");
+		}
 		try {
 			return DurationStyle.detectAndParse(text);
 		}

@@ -11,6 +11,7 @@ import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -166,7 +167,8 @@ final class ConfiguredLimits {
 	/**
 	 * Refuses what binding would silently get wrong: properties of a plan that are not plan values (binding
 	 * would drop them: a plan may set limit, period and burst only, so {@code plans.pro.algorithm} or a
-	 * misspelt {@code plans.pro.limt} fails the start-up, naming it), and two policies of one source whose
+	 * misspelt {@code plans.pro.limt} fails the start-up, naming it), a period or max-delay written as a bare
+	 * number (read as milliseconds, see {@link #lacksUnit}), and two policies of one source whose
 	 * names differ only in case or dashes ({@code per-user} and {@code peruser}), which Spring Boot binds as
 	 * one policy, each taking values of the other. (Across sources such names are one policy on purpose: an
 	 * environment variable or a command-line argument overriding a value of {@code application.yml}.)
@@ -179,6 +181,17 @@ final class ConfiguredLimits {
 			}
 			Map<String, String> spellings = new LinkedHashMap<>();
 			iterable.filter(policies::isAncestorOf).stream().forEach((name) -> {
+				String last = name.getLastElement(Form.UNIFORM);
+				if (last.equals("period") || last.equals("maxdelay")) {
+					ConfigurationProperty property = iterable.getConfigurationProperty(name);
+					Object value = (property != null) ? property.getValue() : null;
+					String text = String.valueOf(value).trim();
+					if ((value instanceof Number || value instanceof String) && lacksUnit(text)) {
+						throw new RateLimitConfigurationException(name.toString(), "the duration '" + value
+								+ "' has no unit, which Spring Boot reads as milliseconds",
+								"Write it with its unit, e.g. " + text + "s, or " + text + "ms if milliseconds are meant");
+					}
+				}
 				if (name.getNumberOfElements() > 2) {
 					String spelt = name.getElement(2, Form.ORIGINAL);
 					String other = spellings.putIfAbsent(name.getElement(2, Form.UNIFORM), spelt);
@@ -200,6 +213,17 @@ final class ConfiguredLimits {
 				}
 			});
 		}
+	}
+
+	/**
+	 * Says whether a duration is written as a bare number, which Spring Boot reads as milliseconds: a
+	 * {@code period: 60} meant as a minute would be a thousand times looser. Zero is the same in any unit.
+	 * @param text the duration as written
+	 * @return {@code true} for a number other than zero without a unit
+	 */
+	static boolean lacksUnit(String text) {
+		String trimmed = text.trim();
+		return trimmed.matches("[-+]?\\d+") && !trimmed.matches("[-+]?0+");
 	}
 
 	static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
@@ -61,6 +62,8 @@ final class KeyResolvers {
 	/** The types whose values {@link #typed} bounds. */
 	private static final Set<String> TYPED = Set.of("user", "header", "param", "expr", "bean");
 
+	private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
+
 	private static final Log logger = LogFactory.getLog(KeyResolvers.class);
 
 	private static final String SUPPORTED = "Use ip, user, header:<Name>, param:<name>, global, a SpEL template #{...} or @beanName";
@@ -97,21 +100,21 @@ final class KeyResolvers {
 			return (request) -> "global";
 		}
 		if (trimmed.equals("user")) {
-			return typed("user", KeyResolvers::userName);
+			return typed("user", KeyResolvers::userName, origin);
 		}
 		if (trimmed.startsWith("header:")) {
 			String name = argument(trimmed, "header:", origin);
-			return typed("header", (request) -> request.getHeader(name));
+			return typed("header", (request) -> request.getHeader(name), origin);
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			return typed("param", (request) -> parameterIdentity(request, name));
+			return typed("param", (request) -> parameterIdentity(request, name), origin);
 		}
 		if (trimmed.contains("#{")) {
-			return typed("expr", expression(trimmed, origin));
+			return typed("expr", expression(trimmed, origin), origin);
 		}
 		if (trimmed.startsWith("@")) {
-			return typed("bean", bean(argument(trimmed, "@", origin), origin));
+			return typed("bean", bean(argument(trimmed, "@", origin), origin), origin);
 		}
 		throw new RateLimitConfigurationException(origin, "unknown key '" + spec + "'", SUPPORTED);
 	}
@@ -192,15 +195,24 @@ final class KeyResolvers {
 		};
 	}
 
-	private KeyResolver typed(String type, KeyResolver source) {
+	private KeyResolver typed(String type, KeyResolver source, String origin) {
 		String prefix = type + ":";
+		// A key that fails is keyed by IP instead (a lockout per username becomes one per IP): said at WARN,
+		// at most once a minute per key setting, since clients can make it fail on every request.
+		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 		return (request) -> {
 			String value;
 			try {
 				value = source.resolve(request);
 			}
 			catch (RuntimeException ex) {
-				logger.debug("Key resolution failed; falling back to the client IP", ex);
+				long now = System.nanoTime();
+				long last = lastWarning.get();
+				if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+					logger.warn("The key of " + origin + " failed (" + ex + "); the request is keyed by its client IP "
+							+ "instead (said at most once a minute; the stack trace at DEBUG)");
+				}
+				logger.debug("Key resolution of " + origin + " failed; falling back to the client IP", ex);
 				value = null;
 			}
 			if (value == null || value.isBlank()) {

@@ -95,7 +95,7 @@ final class PolicyChanges {
 			return Long.parseLong(String.valueOf(value).trim());
 		}
 		catch (NumberFormatException ex) {
-			throw new RateLimitConfigurationException(property, "'" + value + "' is not a whole number",
+			throw new RateLimitConfigurationException(property, "'" + shown(value) + "' is not a whole number",
 					"Write a positive whole number");
 		}
 	}
@@ -104,12 +104,24 @@ final class PolicyChanges {
 		if (value == null) {
 			return null;
 		}
+		String text = String.valueOf(value).trim();
+		if (ConfiguredLimits.lacksUnit(text)) {
+			throw new RateLimitConfigurationException(property,
+					"the duration '" + shown(value) + "' has no unit, which would be read as milliseconds",
+					"Write it with its unit, e.g. " + shown(text) + "s, or " + shown(text) + "ms if milliseconds are meant");
+		}
 		try {
-			return DurationStyle.detectAndParse(String.valueOf(value).trim());
+			return DurationStyle.detectAndParse(text);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(property, "cannot read the duration '" + value + "'",
+			throw new RateLimitConfigurationException(property, "cannot read the duration '" + shown(value) + "'",
 					"Write a duration such as 10s, 1m, 1h or PT1M");
 		}
+	}
+
+	/** A value as an answer shows it: at most 64 characters, so that a huge value is not sent back whole. */
+	private static String shown(Object value) {
+		String text = String.valueOf(value);
+		return (text.length() <= 64) ? text : text.substring(0, 64) + "... (" + text.length() + " characters)";
 	}
 }

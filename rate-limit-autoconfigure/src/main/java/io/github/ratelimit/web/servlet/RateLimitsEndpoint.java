@@ -130,7 +130,10 @@ public class RateLimitsEndpoint {
 	public WebEndpointResponse<Object> reset(@Selector String policy,
 			@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		RateLimitPolicy found = find(policy);
-		if (found == null || key.length == 0) {
+		if (found == null) {
+			return notFound(policy, "GET /actuator/ratelimits lists the policies and the annotated endpoints' ones");
+		}
+		if (key.length == 0) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		String canonical = this.keys.canonical(String.join("/", key));

@@ -6,7 +6,10 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.servlet.HandlerMapping;
@@ -17,6 +20,7 @@ import io.github.ratelimit.web.KeyResolver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+@ExtendWith(OutputCaptureExtension.class)
 class KeyResolversTests {
 
 	private final DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
@@ -236,4 +240,18 @@ class KeyResolversTests {
 	private String resolve(String spec) {
 		return this.keyResolvers.forSpec(spec, "test").resolve(this.request);
 	}
+
+	@Test
+	void aKeyThatFailsIsKeyedByIpAndSaidAtWarnOnceAMinute(CapturedOutput output) {
+		KeyResolver failing = this.keyResolvers.forSpec("#{1/0}", "rate-limit.policies.login.key");
+		MockHttpServletRequest request = new MockHttpServletRequest();
+		request.setRemoteAddr("192.0.2.7");
+		for (int i = 0; i < 5; i++) {
+			assertThat(failing.resolve(request)).isEqualTo("ip:192.0.2.7");
+		}
+		String warning = "The key of rate-limit.policies.login.key failed";
+		assertThat(output).contains(warning);
+		assertThat(output.toString().split(java.util.regex.Pattern.quote(warning), -1)).as("said once").hasSize(2);
+	}
+
 }

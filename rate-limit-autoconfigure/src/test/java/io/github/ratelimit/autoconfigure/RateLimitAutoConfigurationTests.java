@@ -200,6 +200,22 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aDurationWithoutAUnitIsJudgedAsItWillBeBound() {
+		// A placeholder's default, a plan's period: as bound.
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=${API_PERIOD:60}")
+			.run(failsWith("rate-limit.policies.api.period: the duration '60' has no unit"));
+		this.runner
+			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
+					"rate-limit.policies.api.key=header:X-Api-Key", "rate-limit.policies.api.plan=header:X-Plan",
+					"rate-limit.policies.api.plans.pro.limit=100", "rate-limit.policies.api.plans.pro.period=3600")
+			.run(failsWith("rate-limit.policies.api.plans.pro.period: the duration '3600' has no unit"));
+		// A source that does not win is not judged: only the value bound is.
+		this.runner.withSystemProperties("rate-limit.policies.api.period=60")
+			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m")
+			.run((context) -> assertThat(ConfiguredPolicy.of(context, "api").limit().period()).hasMinutes(1));
+	}
+
+	@Test
 	void trustingOrExemptingEveryAddressIsWarnedAbout(CapturedOutput output) {
 		this.runner
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",

@@ -18,14 +18,18 @@ import org.jspecify.annotations.Nullable;
  * made under the key's lock of the map ({@link ConcurrentHashMap#compute}), so a key never has slots in
  * both places.
  * <p>
- * A reset forgets a key's requests in flight: the slots they held become <em>orphans</em>, which the
- * key's next releases (whichever request they come from) use up before they free a slot. So a request
- * that was in flight at the reset cannot free a slot taken after it, and once every such request has
- * ended the count is exact again; until then it may count more than is in flight, never less.
+ * A reset forgets a key's requests in flight: the key gets its whole limit at once, and the end of a
+ * request the reset forgot frees nothing (as on Redis, where each request's lease is its own). Each
+ * admitted acquisition is remembered, by identity, with the generation of the key's counter it was
+ * admitted by (or as taken from an overflow counter) until its release: a release frees a slot only in
+ * the counter that admitted it. A request that never ends holds its slot until a reset, no longer.
  * <p>
  * Thread-safe and exact: every acquisition, release and reset of a key runs under that key's lock.
  */
 final class ConcurrencyTable {
+
+	/** Marks an acquisition admitted by an overflow counter. */
+	private static final Object OVERFLOW = new Object();
 
 	private final long maximumSize;
 
@@ -33,13 +37,32 @@ final class ConcurrencyTable {
 
 	private final long seed;
 
-	private final ConcurrentHashMap<String, LimiterState> held = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, Counter> held = new ConcurrentHashMap<>();
 
-	/** Per reset key, the slots its requests held at the reset not yet released; changed under the key's lock of {@link #held}. */
-	private final ConcurrentHashMap<String, Long> orphans = new ConcurrentHashMap<>();
+	/** The acquisitions admitted and not yet released: their counter's generation, or {@link #OVERFLOW}. */
+	private final ConcurrentHashMap<Identity, Object> admitted = new ConcurrentHashMap<>();
 
 	private final AtomicReferenceArray<LimiterState> overflow = new AtomicReferenceArray<>(
 			CaffeineRateLimitStore.OVERFLOW_BUDGETS);
+
+	/** A key's counter and its generation, made when the key is first tracked and kept through limit changes. */
+	private record Counter(LimiterState state, Object generation) {
+	}
+
+	/** An acquisition by identity: one per request, the same object at its release. */
+	private record Identity(Acquisition acquisition) {
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof Identity identity && identity.acquisition == this.acquisition;
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this.acquisition);
+		}
+
+	}
 
 	ConcurrencyTable(long maximumSize, RateLimitClock clock, long seed) {
 		this.maximumSize = maximumSize;
@@ -49,50 +72,53 @@ final class ConcurrencyTable {
 
 	Decision tryAcquire(Acquisition acquisition) {
 		Decision[] decision = new Decision[1];
-		this.held.compute(acquisition.key(), (key, state) -> {
+		this.held.compute(acquisition.key(), (key, counter) -> {
 			long now = this.clock.nanos();
-			if (state == null) {
+			if (counter == null) {
 				if (!isEmpty(overflow(key, acquisition.limit()), now) || this.held.mappingCount() >= this.maximumSize) {
 					decision[0] = onOverflow(key, acquisition, now, true);
+					if (decision[0].isAllowed()) {
+						this.admitted.put(new Identity(acquisition), OVERFLOW);
+					}
 					return null;
 				}
-				state = acquisition.limit().newState();
+				counter = new Counter(acquisition.limit().newState(), new Object());
 			}
-			LimiterState current = current(state, acquisition.limit(), now);
+			LimiterState current = current(counter.state(), acquisition.limit(), now);
 			decision[0] = acquire(current, acquisition, now);
-			return isEmpty(current, now) ? null : current;
+			if (decision[0].isAllowed()) {
+				this.admitted.put(new Identity(acquisition), counter.generation());
+			}
+			return isEmpty(current, now) ? null : new Counter(current, counter.generation());
 		});
 		return decision[0];
 	}
 
 	Decision release(Acquisition acquisition) {
 		Decision[] decision = new Decision[1];
-		this.held.compute(acquisition.key(), (key, state) -> {
+		this.held.compute(acquisition.key(), (key, counter) -> {
 			long now = this.clock.nanos();
-			long cost = acquisition.cost() - useOrphans(key, acquisition.cost());
-			if (cost == 0) {
-				// Used up on slots a reset forgot: nothing taken since is freed.
-				decision[0] = peek((state != null) ? current(state, acquisition.limit(), now) : null, acquisition, now);
-				return state;
+			Object generation = this.admitted.remove(new Identity(acquisition));
+			if (generation == OVERFLOW) {
+				decision[0] = onOverflow(key, acquisition, now, false);
+				return counter;
 			}
-			Acquisition freed = (cost == acquisition.cost()) ? acquisition
-					: new Acquisition(acquisition.limitId(), acquisition.limit(), key, cost);
-			if (state == null) {
-				// Acquired on the overflow counter (the key is never in both places).
-				decision[0] = onOverflow(key, freed, now, false);
-				return null;
+			if (counter == null || generation != counter.generation()) {
+				// Admitted by a counter a reset has forgotten (or never admitted): nothing of today's to free.
+				decision[0] = peek((counter != null) ? counter.state() : null, acquisition, now);
+				return counter;
 			}
-			LimiterState current = current(state, freed.limit(), now);
-			decision[0] = release(current, freed, now);
-			return isEmpty(current, now) ? null : current;
+			LimiterState current = current(counter.state(), acquisition.limit(), now);
+			decision[0] = release(current, acquisition, now);
+			return isEmpty(current, now) ? null : new Counter(current, counter.generation());
 		});
 		return decision[0];
 	}
 
 	Decision check(Acquisition acquisition) {
 		long now = this.clock.nanos();
-		LimiterState state = this.held.get(acquisition.key());
-		LimiterState read = (state != null) ? state : overflow(acquisition.key(), acquisition.limit());
+		Counter counter = this.held.get(acquisition.key());
+		LimiterState read = (counter != null) ? counter.state() : overflow(acquisition.key(), acquisition.limit());
 		Decision decision = read.check(now, acquisition.cost());
 		// A state moved meanwhile (a plan or a runtime change) reads as nothing held, as a new one would.
 		return (decision != null) ? decision : acquisition.limit().newState().check(now, acquisition.cost());
@@ -100,36 +126,15 @@ final class ConcurrencyTable {
 
 	Decision peek(Acquisition acquisition) {
 		long now = this.clock.nanos();
-		LimiterState state = this.held.get(acquisition.key());
-		Decision decision = (state != null) ? state.peek(now) : overflow(acquisition.key(), acquisition.limit()).peek(now);
+		Counter counter = this.held.get(acquisition.key());
+		Decision decision = (counter != null) ? counter.state().peek(now)
+				: overflow(acquisition.key(), acquisition.limit()).peek(now);
 		return (decision != null) ? decision : acquisition.limit().newState().peek(now);
 	}
 
 	void reset(String key) {
-		this.held.computeIfPresent(key, (k, state) -> {
-			Decision peek = state.peek(this.clock.nanos());
-			long inFlight = (peek != null) ? state.limit().limit() - peek.remaining() : 0;
-			if (inFlight > 0) {
-				this.orphans.merge(k, inFlight, Long::sum);
-			}
-			return null;
-		});
-	}
-
-	/** Uses up to {@code cost} of a key's orphaned slots; answers how many. Called under the key's lock. */
-	private long useOrphans(String key, long cost) {
-		Long orphaned = this.orphans.get(key);
-		if (orphaned == null) {
-			return 0;
-		}
-		long used = Math.min(orphaned, cost);
-		if (used == orphaned) {
-			this.orphans.remove(key);
-		}
-		else {
-			this.orphans.put(key, orphaned - used);
-		}
-		return used;
+		// Its requests in flight stay admitted by the generation removed here: their ends free nothing.
+		this.held.remove(key);
 	}
 
 	private Decision peek(@Nullable LimiterState state, Acquisition acquisition, long now) {

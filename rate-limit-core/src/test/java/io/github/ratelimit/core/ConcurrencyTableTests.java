@@ -134,7 +134,7 @@ class ConcurrencyTableTests {
 		assertThat(store.release(old1).remaining()).isEqualTo(1);
 		assertThat(store.release(old3).remaining()).isEqualTo(1);
 		assertThat(store.tryAcquire(new Acquisition("slots", four, "k", 2)).isAllowed()).isFalse();
-		// Once the orphans are used up, releases count as ever, and the key is forgotten when empty.
+		// The requests admitted since free their own slots, and the key is forgotten when empty.
 		assertThat(store.release(new2).remaining()).isEqualTo(3);
 		assertThat(store.release(new1).remaining()).isEqualTo(4);
 		assertThat(store.size("slots")).isZero();
@@ -142,7 +142,7 @@ class ConcurrencyTableTests {
 	}
 
 	@Test
-	void releasesInAnyOrderAfterAResetNeverCountLessThanIsInFlight() {
+	void afterAResetReleasesAreExactWhateverTheirOrder() {
 		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
 		Limit two = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(2).build();
 		Acquisition a1 = new Acquisition("slots", two, "k", 1);
@@ -154,17 +154,67 @@ class ConcurrencyTableTests {
 		Acquisition b2 = new Acquisition("slots", two, "k", 1);
 		store.tryAcquire(b1);
 		store.tryAcquire(b2);
-		// A request taken after the reset ends first: stricter for a moment (the count cannot tell whose end it is)...
-		store.release(b1);
-		assertThat(store.tryAcquire(new Acquisition("slots", two, "k", 1)).isAllowed()).isFalse();
+		// A request admitted after the reset ends first: its slot is free at once...
+		assertThat(store.release(b1).remaining()).isEqualTo(1);
+		Acquisition c = new Acquisition("slots", two, "k", 1);
+		assertThat(store.tryAcquire(c).isAllowed()).isTrue();
+		// ...and the forgotten requests' ends free nothing: b2 and c hold both slots.
 		store.release(a1);
 		store.release(a2);
-		// ...exact once the forgotten requests have ended: b2 alone in flight.
-		Acquisition c = new Acquisition("slots", two, "k", 1);
-		assertThat(store.tryAcquire(c).remaining()).isZero();
+		assertThat(store.tryAcquire(new Acquisition("slots", two, "k", 1)).isAllowed()).isFalse();
 		store.release(b2);
 		store.release(c);
 		assertThat(store.size("slots")).isZero();
+	}
+
+	@Test
+	void aResetFreesTheSlotOfARequestThatNeverEnds() {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
+		Limit one = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(1).build();
+		assertThat(store.tryAcquire(new Acquisition("slots", one, "k", 1)).isAllowed()).isTrue();
+		store.reset("slots", "k");
+		// The stuck request is forgotten for good: request after request gets the slot.
+		for (int i = 0; i < 3; i++) {
+			Acquisition next = new Acquisition("slots", one, "k", 1);
+			assertThat(store.tryAcquire(next).isAllowed()).as("request %d", i).isTrue();
+			store.release(next);
+		}
+		assertThat(store.size("slots")).isZero();
+	}
+
+	@Test
+	void aResetThenALimitChangeKeepTheCountExact() {
+		CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
+		Limit two = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(2).build();
+		Limit five = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(5).build();
+		Limit one = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(1).build();
+		Acquisition a = new Acquisition("slots", two, "k", 1);
+		Acquisition a2 = new Acquisition("slots", two, "k", 1);
+		store.tryAcquire(a);
+		store.tryAcquire(a2);
+		store.reset("slots", "k");
+		// Raised, then a forgotten request ends under its old limit: nothing freed, nothing lost.
+		Acquisition b = new Acquisition("slots", five, "k", 1);
+		assertThat(store.tryAcquire(b).remaining()).isEqualTo(4);
+		assertThat(store.release(a).remaining()).isEqualTo(4);
+		assertThat(store.release(b).remaining()).isEqualTo(5);
+		assertThat(store.size("slots")).isZero();
+		// Lowered below what runs (held above the limit), then reset: the old requests' ends free nothing.
+		List<Acquisition> running = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			Acquisition acquisition = new Acquisition("slots", five, "k", 1);
+			store.tryAcquire(acquisition);
+			running.add(acquisition);
+		}
+		assertThat(store.tryAcquire(new Acquisition("slots", one, "k", 1)).isAllowed()).isFalse();
+		store.reset("slots", "k");
+		Acquisition after = new Acquisition("slots", one, "k", 1);
+		assertThat(store.tryAcquire(after).isAllowed()).isTrue();
+		running.forEach(store::release);
+		store.release(a2);
+		assertThat(store.tryAcquire(new Acquisition("slots", one, "k", 1)).isAllowed()).as("after still runs").isFalse();
+		store.release(after);
+		assertThat(store.tryAcquire(new Acquisition("slots", one, "k", 1)).isAllowed()).isTrue();
 	}
 
 	@Test

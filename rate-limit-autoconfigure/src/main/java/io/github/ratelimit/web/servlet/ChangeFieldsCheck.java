@@ -52,8 +52,8 @@ final class ChangeFieldsCheck implements OperationInvokerAdvisor {
 	private static WebEndpointResponse<Object> badRequest(InvocationContext context, String field) {
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("policy", String.valueOf(context.getArguments().get("policy")));
-		body.put("field", field);
-		body.put("message", "a change has no field '" + field + "'; nothing was changed");
+		body.put("field", PolicyChanges.shown(field));
+		body.put("message", "a change has no field '" + PolicyChanges.shown(field) + "'; nothing was changed");
 		body.put("action", "Send one or more of limit, period, burst and plans, e.g. {\"limit\": 200}");
 		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
 	}

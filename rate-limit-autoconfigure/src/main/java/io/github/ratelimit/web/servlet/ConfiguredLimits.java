@@ -11,7 +11,9 @@ import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -175,23 +177,21 @@ final class ConfiguredLimits {
 	 */
 	static void checkPolicyProperties(Environment environment) {
 		ConfigurationPropertyName policies = ConfigurationPropertyName.of(PREFIX + ".policies");
+		// Durations as they will be bound (the source that wins, environment variables, placeholders resolved).
+		try {
+			Binder.get(environment)
+				.bind(policies, Bindable.mapOf(String.class, Object.class))
+				.ifBound((bound) -> bound.forEach((name, fields) -> checkDurations(PREFIX + ".policies." + name, fields)));
+		}
+		catch (BindException ex) {
+			// Not a map of policies: the binding of the properties reports it.
+		}
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
 				continue;
 			}
 			Map<String, String> spellings = new LinkedHashMap<>();
 			iterable.filter(policies::isAncestorOf).stream().forEach((name) -> {
-				String last = name.getLastElement(Form.UNIFORM);
-				if (last.equals("period") || last.equals("maxdelay")) {
-					ConfigurationProperty property = iterable.getConfigurationProperty(name);
-					Object value = (property != null) ? property.getValue() : null;
-					String text = String.valueOf(value).trim();
-					if ((value instanceof Number || value instanceof String) && lacksUnit(text)) {
-						throw new RateLimitConfigurationException(name.toString(), "the duration '" + value
-								+ "' has no unit, which Spring Boot reads as milliseconds",
-								"Write it with its unit, e.g. " + text + "s, or " + text + "ms if milliseconds are meant");
-					}
-				}
 				if (name.getNumberOfElements() > 2) {
 					String spelt = name.getElement(2, Form.ORIGINAL);
 					String other = spellings.putIfAbsent(name.getElement(2, Form.UNIFORM), spelt);
@@ -215,15 +215,36 @@ final class ConfiguredLimits {
 		}
 	}
 
+	/** Refuses a period or max-delay of a policy or of its plans written as a bare number (see {@link #lacksUnit}). */
+	private static void checkDurations(String prefix, Object fields) {
+		if (!(fields instanceof Map<?, ?> map)) {
+			return;
+		}
+		map.forEach((field, value) -> {
+			String uniform = String.valueOf(field).replace("-", "").toLowerCase(Locale.ROOT);
+			if ((uniform.equals("period") || uniform.equals("maxdelay"))
+					&& (value instanceof String || value instanceof Number) && lacksUnit(String.valueOf(value))) {
+				String text = String.valueOf(value).trim();
+				throw new RateLimitConfigurationException(prefix + "." + field,
+						"the duration '" + text + "' has no unit, which Spring Boot reads as milliseconds",
+						"Write it with its unit, e.g. " + text + "s, or " + text + "ms if milliseconds are meant");
+			}
+			if (uniform.equals("plans") && value instanceof Map<?, ?> plans) {
+				plans.forEach((plan, planFields) -> checkDurations(prefix + ".plans." + plan, planFields));
+			}
+		});
+	}
+
 	/**
 	 * Says whether a duration is written as a bare number, which Spring Boot reads as milliseconds: a
-	 * {@code period: 60} meant as a minute would be a thousand times looser. Zero is the same in any unit.
+	 * {@code period: 60} meant as a minute would be a thousand times looser. Zero is the same in any unit, and
+	 * a negative number is refused as a negative duration is.
 	 * @param text the duration as written
 	 * @return {@code true} for a number other than zero without a unit
 	 */
 	static boolean lacksUnit(String text) {
 		String trimmed = text.trim();
-		return trimmed.matches("[-+]?\\d+") && !trimmed.matches("[-+]?0+");
+		return trimmed.matches("\\+?\\d+") && !trimmed.matches("\\+?0+");
 	}
 
 	static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,

@@ -209,8 +209,12 @@ final class KeyResolvers {
 				long now = System.nanoTime();
 				long last = lastWarning.get();
 				if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
-					logger.warn("The key of " + origin + " failed (" + ex + "); the request is keyed by its client IP "
-							+ "instead (said at most once a minute; the stack trace at DEBUG)");
+					// The exception's message may hold client input: no line breaks, and not all of it.
+					String failure = String.valueOf(ex).replaceAll("\\p{Cntrl}", "?");
+					logger.warn("The key of " + origin + " failed ("
+							+ ((failure.length() <= 200) ? failure : failure.substring(0, 200) + "...")
+							+ "); the request is keyed by its client IP instead (said at most once a minute; the stack "
+							+ "trace at DEBUG)");
 				}
 				logger.debug("Key resolution of " + origin + " failed; falling back to the client IP", ex);
 				value = null;

@@ -42,7 +42,7 @@ final class PolicyChanges {
 				plans = JsonParserFactory.getJsonParser().parseMap(json);
 			}
 			catch (RuntimeException ex) {
-				throw new RateLimitConfigurationException(prefix + ".plans", "cannot read the plans '" + json + "'",
+				throw new RateLimitConfigurationException(prefix + ".plans", "cannot read the plans '" + shown(json) + "'",
 						"Write a JSON object of plans by name, e.g. \"{\\\"pro\\\": {\\\"limit\\\": 1000}}\"");
 			}
 		}
@@ -53,15 +53,15 @@ final class PolicyChanges {
 			}
 			readPlans = new LinkedHashMap<>();
 			for (Map.Entry<?, ?> entry : byName.entrySet()) {
-				String planPrefix = prefix + ".plans." + entry.getKey();
+				String planPrefix = prefix + ".plans." + shown(entry.getKey());
 				if (!(entry.getValue() instanceof Map<?, ?> plan)) {
 					throw new RateLimitConfigurationException(planPrefix, "a plan is an object of limit, period and burst",
 							"Write e.g. \"plans\": {\"pro\": {\"limit\": 1000}}");
 				}
 				for (Object field : plan.keySet()) {
 					if (!PLAN_FIELDS.contains(String.valueOf(field))) {
-						throw new RateLimitConfigurationException(planPrefix + "." + field,
-								"a plan sets only limit, period and burst", "Remove '" + field + "'");
+						throw new RateLimitConfigurationException(planPrefix + "." + shown(field),
+								"a plan sets only limit, period and burst", "Remove '" + shown(field) + "'");
 					}
 				}
 				readPlans.put(String.valueOf(entry.getKey()), new RateLimitPolicy.Plan(number(planPrefix + ".limit", plan.get("limit")),
@@ -120,7 +120,7 @@ final class PolicyChanges {
 	}
 
 	/** A value as an answer shows it: at most 64 characters, so that a huge value is not sent back whole. */
-	private static String shown(Object value) {
+	static String shown(Object value) {
 		String text = String.valueOf(value);
 		return (text.length() <= 64) ? text : text.substring(0, 64) + "... (" + text.length() + " characters)";
 	}

@@ -2,10 +2,15 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,10 +18,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.util.StringUtils;
@@ -43,11 +51,17 @@ public final class RateLimitClientAutoConfiguration {
 
 	private static final String PREFIX = "rate-limit.client.retry";
 
+	private static final Log logger = LogFactory.getLog(RateLimitClientAutoConfiguration.class);
+
+	/** The retry's durations, as uniform names. */
+	private static final Set<String> DURATIONS = Set.of("basedelay", "maxdelay", "maxtotalwait");
+
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterInterceptor rateLimitRetryAfterInterceptor(RateLimitClientProperties properties,
-			ObjectProvider<Sleeper> sleeper) {
+			ObjectProvider<Sleeper> sleeper, Environment environment) {
 		RateLimitClientProperties.Retry retry = properties.getRetry();
+		checkUnits(environment);
 		if (retry.getMaxAttempts() < 1) {
 			throw new RateLimitConfigurationException(PREFIX + ".max-attempts",
 					"max-attempts must be at least 1, was " + retry.getMaxAttempts(),
@@ -61,6 +75,27 @@ public final class RateLimitClientAutoConfiguration {
 			.methods(methods(retry.getMethods()))
 			.sleeper(sleeper.getIfAvailable(() -> Sleeper.SYSTEM))
 			.build();
+	}
+
+	/**
+	 * Refuses a duration written as a bare number, which Spring Boot reads as milliseconds: a
+	 * {@code max-total-wait: 5} meant as seconds would give up on every Retry-After (as the server side
+	 * refuses a period without a unit). Zero is the same in any unit.
+	 */
+	private static void checkUnits(Environment environment) {
+		Map<String, Object> retry = Binder.get(environment)
+			.bind(PREFIX, Bindable.mapOf(String.class, Object.class))
+			.orElseGet(Map::of);
+		retry.forEach((name, value) -> {
+			String text = String.valueOf(value).trim();
+			boolean duration = DURATIONS.contains(name.replace("-", "").toLowerCase(Locale.ROOT));
+			if (duration && (value instanceof String || value instanceof Number) && text.matches("\\+?\\d+")
+					&& !text.matches("\\+?0+")) {
+				throw new RateLimitConfigurationException(PREFIX + "." + name,
+						"the duration '" + text + "' has no unit, which Spring Boot reads as milliseconds",
+						"Write it with its unit, e.g. " + text + "s, or " + text + "ms if milliseconds are meant");
+			}
+		});
 	}
 
 	private static Duration notNegative(Duration duration, String property) {
@@ -79,7 +114,12 @@ public final class RateLimitClientAutoConfiguration {
 				throw new RateLimitConfigurationException(PREFIX + ".methods[" + i + "]",
 						"'" + name + "' is not an HTTP method", "Name a method such as GET or PUT");
 			}
-			methods.add(HttpMethod.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+			HttpMethod method = HttpMethod.valueOf(name.trim().toUpperCase(Locale.ROOT));
+			if (!Arrays.asList(HttpMethod.values()).contains(method)) {
+				logger.warn(PREFIX + ".methods[" + i + "] is '" + name.trim() + "', not a standard HTTP method: only requests "
+						+ "of that very method are retried (a misspelt GET retries nothing)");
+			}
+			methods.add(method);
 		}
 		return methods;
 	}

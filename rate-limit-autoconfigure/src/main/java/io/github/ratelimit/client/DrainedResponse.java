@@ -7,7 +7,6 @@ import java.io.InputStream;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
-import org.springframework.util.StreamUtils;
 
 /**
  * A copy in memory of a response whose body has been read to the end and whose connection has been
@@ -15,6 +14,9 @@ import org.springframework.util.StreamUtils;
  * all: an interrupted wait. Immutable.
  */
 final class DrainedResponse implements ClientHttpResponse {
+
+	/** The most of a discarded body read and kept. */
+	static final int MAX_BODY = 64 * 1024;
 
 	private final HttpStatusCode statusCode;
 
@@ -32,8 +34,9 @@ final class DrainedResponse implements ClientHttpResponse {
 	}
 
 	/**
-	 * Reads the response to the end and closes it. Reading first lets the connection be reused; a
-	 * body that cannot be read is kept as empty, since the response is being discarded anyway.
+	 * Reads the response to the end (at most {@value #MAX_BODY} bytes) and closes it. Reading first lets
+	 * the connection be reused; a body that cannot be read is kept as empty, since the response is being
+	 * discarded anyway.
 	 * @param response the response to drain, closed on return
 	 * @return a copy of the response
 	 * @throws IOException when the status cannot be read
@@ -42,7 +45,9 @@ final class DrainedResponse implements ClientHttpResponse {
 		try (response) {
 			byte[] body;
 			try {
-				body = StreamUtils.copyToByteArray(response.getBody());
+				// At most this much: a server answering 429 with a huge body must not fill the heap. Beyond it the
+				// connection is closed rather than reused.
+				body = response.getBody().readNBytes(MAX_BODY);
 			}
 			catch (IOException ex) {
 				body = new byte[0];

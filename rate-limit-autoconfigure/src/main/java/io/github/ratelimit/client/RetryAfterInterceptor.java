@@ -15,12 +15,15 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.support.HttpRequestWrapper;
 import org.springframework.util.Assert;
 
 /**
@@ -48,7 +51,7 @@ import org.springframework.util.Assert;
  * Instances are immutable and thread-safe, provided the {@link Sleeper}, {@link Clock} and
  * {@link RandomGenerator} given to the builder are.
  */
-public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor {
+public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor, Ordered {
 
 	/** Methods retried by default: GET, HEAD, OPTIONS, PUT, DELETE and TRACE (RFC 9110 §9.2.2). */
 	public static final Set<HttpMethod> IDEMPOTENT_METHODS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -116,8 +119,11 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 			return execution.execute(request, body);
 		}
 		Duration waited = Duration.ZERO;
+		HttpHeaders sent = HttpHeaders.copyOf(request.getHeaders());
 		for (int attempt = 1;; attempt++) {
-			ClientHttpResponse response = execution.execute(request, body);
+			// Each attempt with the headers as they came here: the interceptors after this one (a signature, a
+			// token) set theirs afresh, never on top of the last attempt's.
+			ClientHttpResponse response = execution.execute(withHeaders(request, sent), body);
 			if (attempt >= this.maxAttempts) {
 				return response;
 			}
@@ -140,6 +146,28 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 			}
 			waited = waited.plus(delay);
 		}
+	}
+
+	private static HttpRequest withHeaders(HttpRequest request, HttpHeaders headers) {
+		HttpHeaders own = HttpHeaders.copyOf(headers);
+		return new HttpRequestWrapper(request) {
+
+			@Override
+			public HttpHeaders getHeaders() {
+				return own;
+			}
+
+		};
+	}
+
+	/**
+	 * Runs first among a client's interceptors (a {@code RestTemplate} sorts them by order), so that the
+	 * others run again on each retry.
+	 * @return {@link Ordered#HIGHEST_PRECEDENCE}
+	 */
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
 	}
 
 	/**

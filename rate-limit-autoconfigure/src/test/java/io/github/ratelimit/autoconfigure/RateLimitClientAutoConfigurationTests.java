@@ -199,6 +199,46 @@ class RateLimitClientAutoConfigurationTests {
 	}
 
 	@Test
+	void aDurationWithoutAUnitFailsNamingTheProperty() {
+		// Read as milliseconds, max-total-wait: 5 would give up on every Retry-After.
+		assertFailure("rate-limit.client.retry.max-total-wait=5", "rate-limit.client.retry.max-total-wait",
+				"the duration '5' has no unit, which Spring Boot reads as milliseconds");
+		assertFailure("rate-limit.client.retry.max-delay=2", "rate-limit.client.retry.max-delay",
+				"the duration '2' has no unit, which Spring Boot reads as milliseconds");
+		assertFailure("rate-limit.client.retry.base-delay=100", "rate-limit.client.retry.base-delay",
+				"the duration '100' has no unit, which Spring Boot reads as milliseconds");
+		this.runner.withPropertyValues("rate-limit.client.retry.enabled=true", "rate-limit.client.retry.base-delay=0")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aRestTemplateKeepsTheRetryFirstAmongOrderedInterceptors() {
+		// RestTemplate sorts its interceptors by order: one that is Ordered must still run again on each retry.
+		ClientHttpRequestInterceptor ordered = new OrderedInterceptor();
+		this.runner.withPropertyValues("rate-limit.client.retry.enabled=true").run((context) -> {
+			RestTemplate template = new RestTemplateBuilder().additionalInterceptors(ordered)
+				.additionalCustomizers(context.getBean(RestTemplateCustomizer.class))
+				.build();
+			assertThat(template.getInterceptors()).containsExactly(context.getBean(RetryAfterInterceptor.class), ordered);
+		});
+	}
+
+	static final class OrderedInterceptor implements ClientHttpRequestInterceptor, org.springframework.core.Ordered {
+
+		@Override
+		public org.springframework.http.client.ClientHttpResponse intercept(org.springframework.http.HttpRequest request,
+				byte[] body, ClientHttpRequestExecution execution) throws IOException {
+			return execution.execute(request, body);
+		}
+
+		@Override
+		public int getOrder() {
+			return 0;
+		}
+
+	}
+
+	@Test
 	void badMethodFailsNamingTheProperty() {
 		assertFailure("rate-limit.client.retry.methods=GET,GET PUT", "rate-limit.client.retry.methods[1]",
 				"'GET PUT' is not an HTTP method");

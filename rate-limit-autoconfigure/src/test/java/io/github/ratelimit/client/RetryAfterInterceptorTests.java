@@ -439,4 +439,76 @@ class RetryAfterInterceptorTests {
 		};
 	}
 
+
+	@Test
+	void eachAttemptCarriesTheHeadersOfTheCallNotThoseOfTheAttemptBefore() {
+		// An interceptor after this one (request signing) adds its header afresh on each attempt.
+		List<MockClientHttpRequest> sent = new java.util.ArrayList<>();
+		org.springframework.http.client.ClientHttpRequestFactory factory = (uri, method) -> {
+			MockClientHttpRequest request = new MockClientHttpRequest(method, uri);
+			org.springframework.mock.http.client.MockClientHttpResponse response = new org.springframework.mock.http.client.MockClientHttpResponse(
+					NO_BODY, (sent.isEmpty()) ? org.springframework.http.HttpStatus.TOO_MANY_REQUESTS
+							: org.springframework.http.HttpStatus.OK);
+			response.getHeaders().set("Retry-After", "1");
+			request.setResponse(response);
+			sent.add(request);
+			return request;
+		};
+		java.util.concurrent.atomic.AtomicInteger signatures = new java.util.concurrent.atomic.AtomicInteger();
+		org.springframework.web.client.RestClient client = org.springframework.web.client.RestClient.builder()
+			.requestFactory(factory)
+			.requestInterceptor(this.builder.build())
+			.requestInterceptor((request, body, execution) -> {
+				request.getHeaders().add("X-Signature", "sig-" + signatures.incrementAndGet());
+				return execution.execute(request, body);
+			})
+			.defaultHeader("X-Call", "one")
+			.build();
+		client.get().uri(URI.create("http://example.com/")).retrieve().toBodilessEntity();
+		assertThat(sent).hasSize(2);
+		assertThat(sent.get(0).getHeaders().get("X-Signature")).containsExactly("sig-1");
+		assertThat(sent.get(1).getHeaders().get("X-Signature")).containsExactly("sig-2");
+		assertThat(sent.get(1).getHeaders().get("X-Call")).containsExactly("one");
+	}
+
+	@Test
+	void aDiscardedResponsesBodyIsReadNoFurtherThan64KiB() throws IOException {
+		// A hostile server answers 429 with an endless body: the retry must neither hang nor fill the heap.
+		ClientHttpResponse endless = new ClientHttpResponse() {
+
+			@Override
+			public org.springframework.http.HttpStatusCode getStatusCode() {
+				return org.springframework.http.HttpStatus.TOO_MANY_REQUESTS;
+			}
+
+			@Override
+			public String getStatusText() {
+				return "Too Many Requests";
+			}
+
+			@Override
+			public org.springframework.http.HttpHeaders getHeaders() {
+				return new org.springframework.http.HttpHeaders();
+			}
+
+			@Override
+			public java.io.InputStream getBody() {
+				return new java.io.InputStream() {
+
+					@Override
+					public int read() {
+						return 'x';
+					}
+
+				};
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		assertThat(StreamUtils.copyToByteArray(DrainedResponse.drain(endless).getBody())).hasSize(64 * 1024);
+	}
+
 }

@@ -216,6 +216,21 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aPolicyNameTheRateLimitHeadersCannotCarryFailsTheStart() {
+		// Sent as "?berweisung" in RateLimit, while the 429's body says "Überweisung".
+		this.runner.withPropertyValues("rate-limit.policies[Überweisung].limit=5", "rate-limit.policies[Überweisung].period=1m")
+			.run(failsWith("rate-limit.policies.Überweisung: the policy name 'Überweisung' has characters other than "
+					+ "printable ASCII, which the RateLimit headers cannot carry"));
+	}
+
+	@Test
+	void aLimitOfMoreThan15DigitsFailsTheStart() {
+		this.runner.withPropertyValues("rate-limit.policies.api.limit=1000000000000000", "rate-limit.policies.api.period=365d")
+			.run(failsWith("rate-limit.policies.api.limit: limit must be at most 999,999,999,999,999 (15 digits, what "
+					+ "the RateLimit headers can carry), was 1000000000000000"));
+	}
+
+	@Test
 	void trustingOrExemptingEveryAddressIsWarnedAbout(CapturedOutput output) {
 		this.runner
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",

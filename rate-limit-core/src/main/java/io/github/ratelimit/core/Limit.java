@@ -21,6 +21,9 @@ public final class Limit {
 
 	static final long MAX_COUNTER_PRODUCT = 1L << 61;
 
+	/** The largest limit and burst: a structured-field integer of the RateLimit headers has at most 15 digits. */
+	static final long MAX_HEADER_INTEGER = 999_999_999_999_999L;
+
 	private final Algorithm algorithm;
 
 	private final long limit;
@@ -248,6 +251,14 @@ public final class Limit {
 				throw invalid("limit", "sliding-window-counter computes exactly with limit x period in "
 						+ "nanoseconds, which must stay below 2^61; " + this.limit + " per " + this.period
 						+ " is too large", "Shorten the period or lower the limit");
+			}
+			if (this.limit > MAX_HEADER_INTEGER || (this.burst != null && this.burst > MAX_HEADER_INTEGER)) {
+				// The RateLimit headers carry it as a structured-field integer, at most 15 digits: a larger one
+				// would make clients drop the whole header, every policy's.
+				String field = (this.limit > MAX_HEADER_INTEGER) ? "limit" : "burst";
+				throw invalid(field, field + " must be at most 999,999,999,999,999 (15 digits, what the RateLimit "
+						+ "headers can carry), was " + ((this.limit > MAX_HEADER_INTEGER) ? this.limit : this.burst),
+						"Lower it; for no limit at all, exempt the requests instead");
 			}
 			if (this.limit > this.period.toNanos()) {
 				throw invalid("limit", "limit must be at most one per nanosecond of period, was "

@@ -35,12 +35,21 @@ class LimitTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> Limit.builder().limit(1000).period(Duration.ofNanos(10)).build())
 			.withMessageContaining("one per nanosecond");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> Limit.builder().limit(1).period(Duration.ofDays(365)).burst(Long.MAX_VALUE / 2).build())
+			.isThrownBy(() -> Limit.builder().limit(1).period(Duration.ofDays(365)).burst(101).build())
 			.withMessageContaining("takes longer than 100 years to refill")
 			.isInstanceOfSatisfying(InvalidValueException.class, (ex) -> {
 				assertThat(ex.name()).isEqualTo("burst");
 				assertThat(ex.action()).isEqualTo("Lower the burst");
 			});
+		// The RateLimit headers carry limit and burst as structured-field integers: 15 digits at most.
+		assertThat(Limit.builder().limit(999_999_999_999_999L).period(Duration.ofDays(365)).build().limit())
+			.isEqualTo(999_999_999_999_999L);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Limit.builder().limit(1_000_000_000_000_000L).period(Duration.ofDays(365)).build())
+			.withMessageContaining("limit must be at most 999,999,999,999,999 (15 digits");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Limit.builder().limit(1).period(Duration.ofDays(365)).burst(Long.MAX_VALUE / 2).build())
+			.withMessageContaining("burst must be at most 999,999,999,999,999");
 	}
 
 	@Test

@@ -85,6 +85,15 @@ final class RateLimitPolicy {
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
 	public static RateLimitPolicy define(Definition definition, KeyResolvers keyResolvers) {
+		if (!definition.name().chars().allMatch((c) -> c >= 0x20 && c <= 0x7E)) {
+			// The RateLimit headers carry the name as a structured-field string, printable ASCII only: another
+			// character would be sent as '?', so the headers would not name the policy the 429's body names.
+			throw new RateLimitConfigurationException(
+					definition.annotation() ? definition.origin("name") : definition.originPrefix(),
+					"the policy name '" + definition.name() + "' has characters other than printable ASCII, which the "
+							+ "RateLimit headers cannot carry",
+					"Name it with ASCII letters, digits and punctuation, e.g. transfers");
+		}
 		Algorithm algorithm = definition.algorithm();
 		Limit limit = limitOf(definition, algorithm);
 		if (algorithm == Algorithm.CONCURRENCY && definition.count() != CountMode.ALL) {

@@ -338,6 +338,14 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withUserConfiguration(BadPeriodController.class)
 			.run(failsWith("@RateLimited(period) on " + BadPeriodController.class.getName()
 					+ "#hello(): cannot read the period 'soon'"));
+		this.runner.withUserConfiguration(ShadowingNameController.class)
+			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m")
+			.run(failsWith("@RateLimited(name) on " + ShadowingNameController.class.getName()
+					+ "#hello(): the inline limit is named 'api', as a policy of rate-limit.policies, but is a budget of "
+					+ "its own"));
+		this.runner.withUserConfiguration(TwiceNamedController.class)
+			.run(failsWith("@RateLimited(name) on " + TwiceNamedController.class.getName()
+					+ "#hello(): two limits of this method are named 'twice'"));
 		this.runner.withUserConfiguration(UnitlessPeriodController.class)
 			.run(failsWith("@RateLimited(period) on " + UnitlessPeriodController.class.getName()
 					+ "#hello(): the period '60' has no unit, which would be read as milliseconds. Write it with its unit, e.g. 60s"));
@@ -457,6 +465,29 @@ class RateLimitAutoConfigurationTests {
 
 		@GetMapping("/hello")
 		@RateLimited("nope")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+	@RestController
+	static class ShadowingNameController {
+
+		@GetMapping("/hello")
+		@RateLimited(name = "api", limit = 5, period = "1m")
+		String hello() {
+			return "hello";
+		}
+
+	}
+
+	@RestController
+	static class TwiceNamedController {
+
+		@GetMapping("/hello")
+		@RateLimited(name = "twice", limit = 5, period = "1m")
+		@RateLimited(name = "twice", limit = 50, period = "1h")
 		String hello() {
 			return "hello";
 		}

@@ -137,6 +137,22 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 		List<RateLimitPolicy> result = new ArrayList<>();
 		for (int i = 0; i < annotations.size(); i++) {
 			RateLimitPolicy policy = policyOf(annotations.get(i), userType, method, where, i, annotations.size());
+			boolean inline = !policy.id().equals(policy.name());
+			// The RateLimit headers and the 429's body tell policies by name: two budgets of one name on a
+			// response (an inline limit named as a configured policy a path rule may add, or twice on one
+			// method) could not be told apart.
+			if (inline && this.policies.get(policy.name()) != null) {
+				throw new RateLimitConfigurationException("@RateLimited(name) on " + where,
+						"the inline limit is named '" + policy.name() + "', as a policy of rate-limit.policies, but is a "
+								+ "budget of its own: responses would name two budgets alike",
+						"Name it otherwise, or use that policy: @RateLimited(\"" + policy.name() + "\")");
+			}
+			if (result.stream().anyMatch((existing) -> existing.name().equals(policy.name())
+					&& !existing.id().equals(policy.id()))) {
+				throw new RateLimitConfigurationException("@RateLimited(name) on " + where,
+						"two limits of this method are named '" + policy.name() + "'",
+						"Give each its own name");
+			}
 			if (result.stream().noneMatch((existing) -> existing.id().equals(policy.id()))) {
 				result.add(policy);
 			}

@@ -121,9 +121,9 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 		Duration waited = Duration.ZERO;
 		HttpHeaders sent = HttpHeaders.copyOf(request.getHeaders());
 		for (int attempt = 1;; attempt++) {
-			// Each attempt with the headers as they came here: the interceptors after this one (a signature, a
-			// token) set theirs afresh, never on top of the last attempt's.
-			ClientHttpResponse response = execution.execute(withHeaders(request, sent), body);
+			// Each retry with the headers as they came here: the interceptors after this one (a signature, a
+			// token) set theirs afresh, never on top of the attempt before's.
+			ClientHttpResponse response = execution.execute((attempt == 1) ? request : withHeaders(request, sent), body);
 			if (attempt >= this.maxAttempts) {
 				return response;
 			}

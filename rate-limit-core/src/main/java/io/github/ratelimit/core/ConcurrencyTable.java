@@ -47,6 +47,12 @@ final class ConcurrencyTable {
 
 	/** A key's counter and its generation, made when the key is first tracked and kept through limit changes. */
 	private record Counter(LimiterState state, Object generation) {
+
+		/** This counter with its state as now (itself unless the state moved to another limit). */
+		Counter with(LimiterState current) {
+			return (current == this.state) ? this : new Counter(current, this.generation);
+		}
+
 	}
 
 	/** An acquisition by identity: one per request, the same object at its release. */
@@ -89,7 +95,7 @@ final class ConcurrencyTable {
 			if (decision[0].isAllowed()) {
 				this.admitted.put(new Identity(acquisition), counter.generation());
 			}
-			return isEmpty(current, now) ? null : new Counter(current, counter.generation());
+			return isEmpty(current, now) ? null : counter.with(current);
 		});
 		return decision[0];
 	}
@@ -110,7 +116,7 @@ final class ConcurrencyTable {
 			}
 			LimiterState current = current(counter.state(), acquisition.limit(), now);
 			decision[0] = release(current, acquisition, now);
-			return isEmpty(current, now) ? null : new Counter(current, counter.generation());
+			return isEmpty(current, now) ? null : counter.with(current);
 		});
 		return decision[0];
 	}

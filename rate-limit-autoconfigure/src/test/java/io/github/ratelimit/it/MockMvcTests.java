@@ -14,6 +14,7 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
@@ -55,6 +56,17 @@ class MockMvcTests {
 		this.mvc.perform(from("fd00::1").header("X-Forwarded-For", "2001:db8::1")).andExpect(status().isOk());
 		this.mvc.perform(from("fd00::1").header("X-Forwarded-For", "2001:0db8:0:0::0001")).andExpect(status().isOk());
 		this.mvc.perform(from("fd00::1").header("X-Forwarded-For", "2001:DB8::1")).andExpect(status().isIAmATeapot());
+	}
+
+	@Test
+	void aFailureAnsweredWithAnErrorIsCountedWithItsHeaders() throws Exception {
+		for (int remaining = 2; remaining >= 0; remaining--) {
+			this.mvc.perform(post("/ops/thrown-login").param("user", "grace").param("password", "wrong"))
+				.andExpect(status().isUnauthorized())
+				.andExpect(header().string("RateLimit", "\"thrown-login\";r=" + remaining + ";t=20"));
+		}
+		this.mvc.perform(post("/ops/thrown-login").param("user", "grace").param("password", "right"))
+			.andExpect(status().isIAmATeapot());
 	}
 
 	private static MockHttpServletRequestBuilder from(String remoteAddr) {

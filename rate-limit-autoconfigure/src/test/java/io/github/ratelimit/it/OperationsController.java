@@ -1,6 +1,9 @@
 package io.github.ratelimit.it;
 
+import java.io.IOException;
 import java.util.concurrent.Callable;
+
+import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -9,6 +12,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.RateLimited;
@@ -27,6 +31,35 @@ class OperationsController {
 		Thread.sleep(slowMillis);
 		return "right".equals(password) ? ResponseEntity.ok("welcome " + user)
 				: ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("no");
+	}
+
+	@PostMapping("/thrown-login")
+	@RateLimited(name = "thrown-login", limit = 3, period = "1m", key = "param:user", count = CountMode.FAILURES)
+	String thrownLogin(@RequestParam String user, @RequestParam String password) {
+		if (!"right".equals(password)) {
+			throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "no");
+		}
+		return "welcome " + user;
+	}
+
+	@PostMapping("/sent-error-login")
+	@RateLimited(name = "sent-error-login", limit = 3, period = "1m", key = "param:user", count = CountMode.FAILURES)
+	void sentErrorLogin(@RequestParam String user, @RequestParam String password, HttpServletResponse response)
+			throws IOException {
+		if (!"right".equals(password)) {
+			response.sendError(401, "no");
+			return;
+		}
+		response.getWriter().write("welcome " + user);
+	}
+
+	@PostMapping("/crashing-login")
+	@RateLimited(name = "crashing-login", limit = 3, period = "1m", key = "param:user", count = CountMode.FAILURES)
+	String crashingLogin(@RequestParam String user, @RequestParam String password) {
+		if (!"right".equals(password)) {
+			throw new IllegalStateException("the directory is down");
+		}
+		return "welcome " + user;
 	}
 
 	@PostMapping("/async-login")

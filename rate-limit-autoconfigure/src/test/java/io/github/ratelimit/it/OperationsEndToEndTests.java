@@ -62,6 +62,22 @@ class OperationsEndToEndTests {
 	}
 
 	@Test
+	void failuresAnsweredThroughTheErrorPageCountAndCarryTheHeaders() {
+		for (String path : List.of("/ops/thrown-login", "/ops/sent-error-login", "/ops/crashing-login")) {
+			for (int i = 0; i < 3; i++) {
+				HttpResponse<String> wrong = this.http.post(path, "user=erin&password=wrong");
+				assertThat(wrong.statusCode()).as(path).isEqualTo(path.contains("crashing") ? 500 : 401);
+				assertThat(header(wrong, "X-RateLimit-Remaining")).as(path).isEqualTo(Integer.toString(2 - i));
+				assertThat(header(wrong, "RateLimit")).as(path).contains("r=" + (2 - i));
+			}
+			HttpResponse<String> locked = this.http.post(path, "user=erin&password=right");
+			assertThat(locked.statusCode()).as(path).isEqualTo(429);
+			assertThat(header(locked, "Retry-After")).as(path).isNotNull();
+			assertThat(this.http.post(path, "user=frank&password=right").statusCode()).as(path).isEqualTo(200);
+		}
+	}
+
+	@Test
 	void parallelWrongGuessesOvershootAtMostByTheNumberInFlight() throws Exception {
 		ExecutorService pool = Executors.newFixedThreadPool(8);
 		try {

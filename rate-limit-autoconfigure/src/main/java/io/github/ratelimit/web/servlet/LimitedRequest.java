@@ -36,8 +36,10 @@ final class LimitedRequest {
 
 	private @Nullable HeldSlots slots;
 
-	private LimitedRequest(@Nullable HeldResponse held) {
-		this.held = held;
+	private @Nullable RateLimitInterceptor counter;
+
+	private LimitedRequest(@Nullable HttpServletResponse response) {
+		this.held = (response != null) ? new HeldResponse(response, this) : null;
 	}
 
 	/**
@@ -48,7 +50,7 @@ final class LimitedRequest {
 	 * @return the request's state
 	 */
 	static LimitedRequest open(HttpServletRequest request, HttpServletResponse response, boolean mayCountLater) {
-		LimitedRequest limited = new LimitedRequest(mayCountLater ? new HeldResponse(response) : null);
+		LimitedRequest limited = new LimitedRequest(mayCountLater ? response : null);
 		request.setAttribute(ATTRIBUTE, limited);
 		return limited;
 	}
@@ -89,10 +91,25 @@ final class LimitedRequest {
 	 * the response body back until then, so that a client cannot read the answer and send its next
 	 * attempt before this one is counted.
 	 */
-	void countLater(RequestDecision result) {
+	void countLater(RequestDecision result, RateLimitInterceptor counter) {
 		this.countLater = result;
+		this.counter = counter;
 		if (this.held != null) {
 			this.held.hold();
+		}
+	}
+
+	/**
+	 * Counts a request waiting for its count as an error is sent: its status is final then, and its
+	 * headers cannot be written later (from then on the container takes the response as committed and
+	 * ignores them, e.g. for a {@code ResponseStatusException}).
+	 */
+	private void countAsErrorIsSent(int status) {
+		RequestDecision result = this.countLater;
+		RateLimitInterceptor counter = this.counter;
+		if (result != null && counter != null && this.held != null) {
+			counted();
+			counter.count(result, status, this.held);
 		}
 	}
 
@@ -180,14 +197,38 @@ final class LimitedRequest {
 
 	/**
 	 * A response that passes everything through until {@link #hold()}; from then on its body is cached
-	 * until {@link #release()}. Only a request that counts later pays for the copy.
+	 * until {@link #release()}, and a request waiting for its count is counted as an error is sent. Only a
+	 * request that counts later pays for the copy.
 	 */
 	static final class HeldResponse extends HttpServletResponseWrapper {
 
+		private final LimitedRequest request;
+
 		private @Nullable ContentCachingResponseWrapper cache;
 
-		HeldResponse(HttpServletResponse response) {
+		HeldResponse(HttpServletResponse response, LimitedRequest request) {
 			super(response);
+			this.request = request;
+		}
+
+		@Override
+		public void sendError(int status) throws IOException {
+			try {
+				this.request.countAsErrorIsSent(status);
+			}
+			finally {
+				super.sendError(status);
+			}
+		}
+
+		@Override
+		public void sendError(int status, String message) throws IOException {
+			try {
+				this.request.countAsErrorIsSent(status);
+			}
+			finally {
+				super.sendError(status, message);
+			}
 		}
 
 		void hold() {

@@ -131,7 +131,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		}
 		else {
 			// Headers once, when the response has been counted.
-			limited.countLater(result);
+			limited.countLater(result, this);
 		}
 		awaitTurn(result);
 		return true;

@@ -126,7 +126,7 @@ class LimitedController {
 		return "ok";
 	}
 
-	@CrossOrigin("https://app.example")
+	@CrossOrigin(origins = "https://app.example", exposedHeaders = { "RateLimit", "RateLimit-Policy", "Retry-After" })
 	@PostMapping("/cors")
 	@RateLimited(limit = 2, period = "1m")
 	String cors() {

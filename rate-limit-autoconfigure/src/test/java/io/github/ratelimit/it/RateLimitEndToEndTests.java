@@ -112,7 +112,7 @@ class RateLimitEndToEndTests {
 	}
 
 	@Test
-	void corsPreflightsSpendNoBudgetOnPathRulesNorAnnotations() {
+	void corsPreflightsSpendNoBudgetAndRejectionsCarryTheApplicationsCorsHeaders() {
 		for (String path : new String[] { "/cors/rule", "/t/cors" }) {
 			for (int i = 0; i < 5; i++) {
 				HttpResponse<String> preflight = this.http.options(path, "Origin", "https://app.example",
@@ -125,7 +125,13 @@ class RateLimitEndToEndTests {
 			assertThat(first.statusCode()).as(path).isEqualTo(200);
 			assertThat(header(first, "X-RateLimit-Remaining")).as(path).isEqualTo("1");
 			assertThat(this.http.post(path, "", "Origin", "https://app.example").statusCode()).isEqualTo(200);
-			assertThat(this.http.post(path, "", "Origin", "https://app.example").statusCode()).isEqualTo(429);
+			// The application's CORS policy answers the rejection too: a page on that origin reads it.
+			HttpResponse<String> rejected = this.http.post(path, "", "Origin", "https://app.example");
+			assertThat(rejected.statusCode()).isEqualTo(429);
+			assertThat(header(rejected, "Access-Control-Allow-Origin")).as(path).isEqualTo("https://app.example");
+			assertThat(header(rejected, "Access-Control-Expose-Headers")).as(path)
+				.isEqualTo("RateLimit, RateLimit-Policy, Retry-After");
+			assertThat(header(rejected, "Retry-After")).as(path).isNotNull();
 		}
 	}
 

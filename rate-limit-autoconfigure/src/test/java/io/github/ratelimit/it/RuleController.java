@@ -18,7 +18,7 @@ class RuleController {
 		return "posted";
 	}
 
-	@CrossOrigin("https://app.example")
+	@CrossOrigin(origins = "https://app.example", exposedHeaders = { "RateLimit", "RateLimit-Policy", "Retry-After" })
 	@PostMapping("/cors/rule")
 	String corsRule() {
 		return "rule";

@@ -53,6 +53,23 @@ class OperationsController {
 		response.getWriter().write("welcome " + user);
 	}
 
+	@PostMapping("/async-thrown-login")
+	@RateLimited(name = "async-thrown-login", limit = 3, period = "1m", key = "param:user", count = CountMode.FAILURES)
+	Callable<String> asyncThrownLogin(@RequestParam String user, @RequestParam String password) {
+		return () -> {
+			if (!"right".equals(password)) {
+				throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "no");
+			}
+			return "welcome " + user;
+		};
+	}
+
+	@GetMapping("/redirected-successes")
+	@RateLimited(name = "redirected-successes", limit = 2, period = "1m", count = CountMode.SUCCESSES)
+	void redirectedSuccesses(HttpServletResponse response) throws IOException {
+		response.sendRedirect("/ops/search");
+	}
+
 	@PostMapping("/crashing-login")
 	@RateLimited(name = "crashing-login", limit = 3, period = "1m", key = "param:user", count = CountMode.FAILURES)
 	String crashingLogin(@RequestParam String user, @RequestParam String password) {

@@ -63,7 +63,8 @@ class OperationsEndToEndTests {
 
 	@Test
 	void failuresAnsweredThroughTheErrorPageCountAndCarryTheHeaders() {
-		for (String path : List.of("/ops/thrown-login", "/ops/sent-error-login", "/ops/crashing-login")) {
+		for (String path : List.of("/ops/thrown-login", "/ops/sent-error-login", "/ops/async-thrown-login",
+				"/ops/crashing-login")) {
 			for (int i = 0; i < 3; i++) {
 				HttpResponse<String> wrong = this.http.post(path, "user=erin&password=wrong");
 				assertThat(wrong.statusCode()).as(path).isEqualTo(path.contains("crashing") ? 500 : 401);
@@ -75,6 +76,17 @@ class OperationsEndToEndTests {
 			assertThat(header(locked, "Retry-After")).as(path).isNotNull();
 			assertThat(this.http.post(path, "user=frank&password=right").statusCode()).as(path).isEqualTo(200);
 		}
+	}
+
+	@Test
+	void aRedirectCountsAsASuccessAndCarriesTheHeaders() {
+		for (int i = 0; i < 2; i++) {
+			HttpResponse<String> redirected = this.http.get("/ops/redirected-successes");
+			assertThat(redirected.statusCode()).isEqualTo(302);
+			assertThat(header(redirected, "Location")).endsWith("/ops/search");
+			assertThat(header(redirected, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(1 - i));
+		}
+		assertThat(this.http.get("/ops/redirected-successes").statusCode()).isEqualTo(429);
 	}
 
 	@Test

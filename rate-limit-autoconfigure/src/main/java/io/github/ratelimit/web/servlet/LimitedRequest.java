@@ -3,6 +3,7 @@ package io.github.ratelimit.web.servlet;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -32,7 +33,8 @@ final class LimitedRequest {
 
 	private boolean decided;
 
-	private @Nullable RequestDecision countLater;
+	/** A result that counts once the response is known; taken by whichever counts it first. */
+	private final AtomicReference<@Nullable RequestDecision> countLater = new AtomicReference<>();
 
 	private @Nullable HeldSlots slots;
 
@@ -92,33 +94,38 @@ final class LimitedRequest {
 	 * attempt before this one is counted.
 	 */
 	void countLater(RequestDecision result, RateLimitInterceptor counter) {
-		this.countLater = result;
 		this.counter = counter;
+		this.countLater.set(result);
 		if (this.held != null) {
 			this.held.hold();
 		}
 	}
 
 	/**
-	 * Counts a request waiting for its count as an error is sent: its status is final then, and its
-	 * headers cannot be written later (from then on the container takes the response as committed and
-	 * ignores them, e.g. for a {@code ResponseStatusException}).
+	 * Counts a request waiting for its count as its status becomes final through {@code sendError} or
+	 * {@code sendRedirect}: from then on the container takes the response as committed and ignores
+	 * headers (e.g. the answer to a {@code ResponseStatusException}).
 	 */
-	private void countAsErrorIsSent(int status) {
-		RequestDecision result = this.countLater;
+	private void countAsAnswerIsSent(int status) {
 		RateLimitInterceptor counter = this.counter;
-		if (result != null && counter != null && this.held != null) {
-			counted();
-			counter.count(result, status, this.held);
+		if (counter != null && this.held != null) {
+			RequestDecision result = takeCount();
+			if (result != null) {
+				counter.count(result, status, this.held);
+			}
 		}
 	}
 
-	void counted() {
-		this.countLater = null;
+	/**
+	 * Takes the result waiting for its count, so that it is counted once.
+	 * @return the result, or {@code null} when none waits (any more)
+	 */
+	@Nullable RequestDecision takeCount() {
+		return this.countLater.getAndSet(null);
 	}
 
 	@Nullable RequestDecision pendingCount() {
-		return this.countLater;
+		return this.countLater.get();
 	}
 
 	/**
@@ -197,8 +204,8 @@ final class LimitedRequest {
 
 	/**
 	 * A response that passes everything through until {@link #hold()}; from then on its body is cached
-	 * until {@link #release()}, and a request waiting for its count is counted as an error is sent. Only a
-	 * request that counts later pays for the copy.
+	 * until {@link #release()}, and a request waiting for its count is counted as an error or a redirect is
+	 * sent. Only a request that counts later pays for the copy.
 	 */
 	static final class HeldResponse extends HttpServletResponseWrapper {
 
@@ -214,7 +221,7 @@ final class LimitedRequest {
 		@Override
 		public void sendError(int status) throws IOException {
 			try {
-				this.request.countAsErrorIsSent(status);
+				this.request.countAsAnswerIsSent(status);
 			}
 			finally {
 				super.sendError(status);
@@ -224,10 +231,50 @@ final class LimitedRequest {
 		@Override
 		public void sendError(int status, String message) throws IOException {
 			try {
-				this.request.countAsErrorIsSent(status);
+				this.request.countAsAnswerIsSent(status);
 			}
 			finally {
 				super.sendError(status, message);
+			}
+		}
+
+		@Override
+		public void sendRedirect(String location) throws IOException {
+			try {
+				this.request.countAsAnswerIsSent(SC_FOUND);
+			}
+			finally {
+				super.sendRedirect(location);
+			}
+		}
+
+		@Override
+		public void sendRedirect(String location, boolean clearBuffer) throws IOException {
+			try {
+				this.request.countAsAnswerIsSent(SC_FOUND);
+			}
+			finally {
+				super.sendRedirect(location, clearBuffer);
+			}
+		}
+
+		@Override
+		public void sendRedirect(String location, int status) throws IOException {
+			try {
+				this.request.countAsAnswerIsSent(status);
+			}
+			finally {
+				super.sendRedirect(location, status);
+			}
+		}
+
+		@Override
+		public void sendRedirect(String location, int status, boolean clearBuffer) throws IOException {
+			try {
+				this.request.countAsAnswerIsSent(status);
+			}
+			finally {
+				super.sendRedirect(location, status, clearBuffer);
 			}
 		}
 

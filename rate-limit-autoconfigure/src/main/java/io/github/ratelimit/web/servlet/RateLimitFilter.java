@@ -97,7 +97,7 @@ class RateLimitFilter extends OncePerRequestFilter {
 				if (!limited.isDecided()) {
 					this.interceptor.decideAnswered(limited, request, next);
 				}
-				if (limited.pendingCount() != null && (failed || !request.isAsyncStarted())) {
+				if (failed || !request.isAsyncStarted()) {
 					// Writes the held response: fails when the client has gone.
 					count(limited, failed, response);
 				}
@@ -147,12 +147,11 @@ class RateLimitFilter extends OncePerRequestFilter {
 		}
 	}
 
-	/** Counts the request, writes its headers, then lets the held body go. */
+	/** Counts the request unless it was counted already, writes its headers, then lets the held body go. */
 	private void count(LimitedRequest limited, boolean failed, HttpServletResponse response) throws IOException {
-		RequestDecision result = limited.pendingCount();
+		RequestDecision result = limited.takeCount();
 		HttpServletResponse counted = limited.response(response);
 		if (result != null) {
-			limited.counted();
 			this.interceptor.count(result, failed ? 500 : counted.getStatus(), counted);
 		}
 		limited.release();

@@ -33,6 +33,10 @@ final class LimitedRequest {
 
 	private boolean decided;
 
+	private boolean rulesDecided;
+
+	private @Nullable RequestDecision rules;
+
 	/** A result that counts once the response is known; taken by whichever counts it first. */
 	private final AtomicReference<@Nullable RequestDecision> countLater = new AtomicReference<>();
 
@@ -86,6 +90,27 @@ final class LimitedRequest {
 
 	void decided() {
 		this.decided = true;
+	}
+
+	/**
+	 * Reopens a request whose path rules were decided before the filters after the rate limit filter ran,
+	 * for its handler's own policies, once Spring MVC has found the handler.
+	 * @param rules the (allowed) result of the path rules, or {@code null} when none applied
+	 */
+	void awaitHandler(@Nullable RequestDecision rules) {
+		this.rulesDecided = true;
+		this.rules = rules;
+		this.decided = false;
+	}
+
+	/** Whether the request's path rules were decided up front (then only its handler's policies are left). */
+	boolean rulesDecided() {
+		return this.rulesDecided;
+	}
+
+	/** The allowed result of the path rules decided up front, if any applied. */
+	@Nullable RequestDecision rules() {
+		return this.rules;
 	}
 
 	/**

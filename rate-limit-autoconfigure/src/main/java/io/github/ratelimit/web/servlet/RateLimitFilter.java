@@ -35,6 +35,8 @@ class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitInterceptor interceptor;
 
+	private final boolean rulesUpFront;
+
 	private volatile @Nullable Set<String> otherServlets;
 
 	/**
@@ -42,7 +44,18 @@ class RateLimitFilter extends OncePerRequestFilter {
 	 * @param interceptor decides the requests
 	 */
 	public RateLimitFilter(RateLimitInterceptor interceptor) {
+		this(interceptor, false);
+	}
+
+	/**
+	 * Creates the filter.
+	 * @param interceptor decides the requests
+	 * @param rulesUpFront whether it decides path rules before the rest of the chain for every request
+	 * (it runs before Spring Security's filters), not only for those of other servlets
+	 */
+	RateLimitFilter(RateLimitInterceptor interceptor, boolean rulesUpFront) {
 		this.interceptor = interceptor;
+		this.rulesUpFront = rulesUpFront;
 	}
 
 	/**
@@ -83,8 +96,12 @@ class RateLimitFilter extends OncePerRequestFilter {
 		}
 		LimitedRequest limited = LimitedRequest.open(request, response, this.interceptor.mayCountLater());
 		HttpServletResponse next = limited.response(response);
-		if (!reachesSpringMvc(request)
-				&& !this.interceptor.decide(limited, request, next, this.interceptor.rules(request))) {
+		if (!reachesSpringMvc(request)) {
+			if (!this.interceptor.decide(limited, request, next, this.interceptor.rules(request))) {
+				return;
+			}
+		}
+		else if (this.rulesUpFront && !this.interceptor.decideRulesUpFront(limited, request, next)) {
 			return;
 		}
 		boolean failed = true;

@@ -67,7 +67,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		if (limited == null) {
 			return true;
 		}
-		return decide(limited, request, response, this.policyResolver.resolve(request, handler));
+		return decide(limited, request, response, policies(limited, request, handler));
 	}
 
 	@Override
@@ -79,8 +79,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		}
 		try {
 			// Handled (an empty view) when rejected; else the other resolvers answer as they would.
-			return decide(limited, request, response, this.policyResolver.resolve(request, handler)) ? null
-					: new ModelAndView();
+			return decide(limited, request, response, policies(limited, request, handler)) ? null : new ModelAndView();
 		}
 		catch (IOException failure) {
 			ex.addSuppressed(failure);
@@ -107,21 +106,58 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		return this.policyResolver.resolve(request, null);
 	}
 
+	/** The policies left to decide once the handler is known: only its own when the rules were decided up front. */
+	private List<RateLimitPolicy> policies(LimitedRequest limited, HttpServletRequest request, @Nullable Object handler) {
+		return limited.rulesDecided() ? this.policyResolver.resolveAnnotated(request, handler)
+				: this.policyResolver.resolve(request, handler);
+	}
+
+	/**
+	 * Decides a request's path rules before the filters after the rate limit filter run (it runs before
+	 * Spring Security's), so that a request over its budget is answered before they see it: an
+	 * authentication filter does not check a password of a client that is out of guesses. The handler's
+	 * own policies are decided once Spring MVC has found it.
+	 * @return whether the request proceeds
+	 */
+	boolean decideRulesUpFront(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		RequestDecision rules = answer(limited, request, response, rules(request));
+		if (rules != null && !rules.isAllowed()) {
+			return false;
+		}
+		limited.awaitHandler(rules);
+		return true;
+	}
+
 	/**
 	 * Decides a request and answers: headers, or the rejection, or its turn (delay mode).
 	 * @return whether the request proceeds
 	 */
 	boolean decide(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response,
 			List<RateLimitPolicy> policies) throws IOException {
+		RequestDecision result = answer(limited, request, response, policies);
+		return result == null || result.isAllowed();
+	}
+
+	/**
+	 * Decides a request and answers; with the result of its path rules when they were decided up front.
+	 * @return the result, or {@code null} when no policy applied
+	 */
+	private @Nullable RequestDecision answer(LimitedRequest limited, HttpServletRequest request,
+			HttpServletResponse response, List<RateLimitPolicy> policies) throws IOException {
 		limited.decided();
 		if (policies.isEmpty()) {
-			return true;
+			return limited.rules();
 		}
-		RequestDecision result = this.limiter.decide(request, policies);
+		RequestDecision own = this.limiter.decide(request, policies);
+		RequestDecision rules = limited.rules();
+		RequestDecision result = (rules != null) ? rules.and(own) : own;
 		if (!result.isAllowed()) {
+			// A count the rules were waiting for is off: the request was refused.
+			limited.takeCount();
 			this.headers.write(result, response);
 			this.rejectionHandler.reject(request, response, result);
-			return false;
+			return result;
 		}
 		limited.holdSlots(result, this.limiter);
 		if (result.deferred().isEmpty()) {
@@ -133,8 +169,9 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 			// Headers once, when the response has been counted.
 			limited.countLater(result, this);
 		}
-		awaitTurn(result);
-		return true;
+		// Its own wait only: a wait of the rules decided up front was waited then.
+		awaitTurn(own);
+		return result;
 	}
 
 	/**
@@ -145,6 +182,10 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	void decideAnswered(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
 		limited.decided();
+		if (limited.rulesDecided()) {
+			// Its rules were decided up front; without a handler nothing else applies.
+			return;
+		}
 		List<RateLimitPolicy> rules = rules(request);
 		if (rules.isEmpty()) {
 			return;

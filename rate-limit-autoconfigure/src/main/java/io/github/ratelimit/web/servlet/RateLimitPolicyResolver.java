@@ -115,6 +115,16 @@ final class RateLimitPolicyResolver {
 		return (merged != null) ? merged : matched;
 	}
 
+	/**
+	 * Returns the policies of a request's handler alone, without path rules (those were decided up front).
+	 * @param request the request
+	 * @param handler its handler, or {@code null} when the lookup failed
+	 * @return the handler's policies
+	 */
+	public List<RateLimitPolicy> resolveAnnotated(HttpServletRequest request, @Nullable Object handler) {
+		return CorsUtils.isPreFlightRequest(request) ? List.of() : this.annotatedEndpoints.policiesFor(handler);
+	}
+
 	private static List<RateLimitPolicy> addAll(List<RateLimitPolicy> result, List<RateLimitPolicy> policies) {
 		for (int i = 0; i < policies.size(); i++) {
 			add(result, policies.get(i));

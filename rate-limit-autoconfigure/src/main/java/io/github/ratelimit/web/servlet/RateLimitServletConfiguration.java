@@ -45,6 +45,9 @@ import io.github.ratelimit.web.RequestDelay;
 @Configuration(proxyBeanMethods = false)
 class RateLimitServletConfiguration {
 
+	/** Spring Security's filter chain's order unless {@code spring.security.filter.order} says otherwise. */
+	private static final int SECURITY_FILTER_ORDER = -100;
+
 	@Bean
 	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
 		return ConfiguredLimits.clientIpResolver(properties);
@@ -135,8 +138,13 @@ class RateLimitServletConfiguration {
 
 	@Bean
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
-			RateLimitInterceptor rateLimitInterceptor) {
-		RateLimitFilter filter = new RateLimitFilter(rateLimitInterceptor);
+			RateLimitInterceptor rateLimitInterceptor, Environment environment) {
+		// Ahead of Spring Security's filters, path rules are decided before them: an authentication
+		// filter answers a request before any handler lookup, so it would check the password of a client
+		// out of guesses and the answer would tell a right guess from a wrong one.
+		int securityOrder = environment.getProperty("spring.security.filter.order", Integer.class,
+				SECURITY_FILTER_ORDER);
+		RateLimitFilter filter = new RateLimitFilter(rateLimitInterceptor, properties.getFilterOrder() < securityOrder);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

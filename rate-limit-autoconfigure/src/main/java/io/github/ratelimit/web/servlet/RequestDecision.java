@@ -88,6 +88,28 @@ final class RequestDecision implements RateLimitResult {
 	}
 
 	/**
+	 * Joins this allowed result of a request's path rules, decided before its handler was known, and the
+	 * result of its handler's own policies, decided later: one result for the headers, the rejection, the
+	 * slots to give back and the count.
+	 * @param handlers the result of the handler's policies
+	 * @return both
+	 */
+	RequestDecision and(RequestDecision handlers) {
+		if (handlers.policies.isEmpty() && handlers.deferred.isEmpty() && handlers.slots.isEmpty()) {
+			return this;
+		}
+		List<RateLimitPolicy> policies = new ArrayList<>(this.policies);
+		policies.addAll(handlers.policies);
+		List<Decision> decisions = new ArrayList<>(this.decisions);
+		decisions.addAll(handlers.decisions);
+		List<Deferred> deferred = new ArrayList<>(this.deferred);
+		deferred.addAll(handlers.deferred);
+		List<Acquisition> slots = new ArrayList<>(this.slots);
+		slots.addAll(handlers.slots);
+		return new RequestDecision(policies, decisions, deferred, slots);
+	}
+
+	/**
 	 * The slots of concurrency limits (enforced and shadow) this allowed request took: held until its
 	 * response is complete, then given back ({@link RequestLimiter#release}).
 	 */

@@ -37,6 +37,8 @@ final class LimitedRequest {
 
 	private @Nullable RequestDecision rules;
 
+	private List<RateLimitPolicy> rulePolicies = List.of();
+
 	/** A result that counts once the response is known; taken by whichever counts it first. */
 	private final AtomicReference<@Nullable RequestDecision> countLater = new AtomicReference<>();
 
@@ -96,11 +98,18 @@ final class LimitedRequest {
 	 * Reopens a request whose path rules were decided before the filters after the rate limit filter ran,
 	 * for its handler's own policies, once Spring MVC has found the handler.
 	 * @param rules the (allowed) result of the path rules, or {@code null} when none applied
+	 * @param rulePolicies the path rules' policies (as resolved, before exemptions and plans)
 	 */
-	void awaitHandler(@Nullable RequestDecision rules) {
+	void awaitHandler(@Nullable RequestDecision rules, List<RateLimitPolicy> rulePolicies) {
 		this.rulesDecided = true;
 		this.rules = rules;
+		this.rulePolicies = rulePolicies;
 		this.decided = false;
+	}
+
+	/** The path rules' policies decided up front (none otherwise). */
+	List<RateLimitPolicy> rulePolicies() {
+		return this.rulePolicies;
 	}
 
 	/** Whether the request's path rules were decided up front (then only its handler's policies are left). */

@@ -108,7 +108,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 
 	/** The policies left to decide once the handler is known: only its own when the rules were decided up front. */
 	private List<RateLimitPolicy> policies(LimitedRequest limited, HttpServletRequest request, @Nullable Object handler) {
-		return limited.rulesDecided() ? this.policyResolver.resolveAnnotated(request, handler)
+		return limited.rulesDecided() ? this.policyResolver.resolveAnnotated(request, handler, limited.rulePolicies())
 				: this.policyResolver.resolve(request, handler);
 	}
 
@@ -121,11 +121,12 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	 */
 	boolean decideRulesUpFront(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
-		RequestDecision rules = answer(limited, request, response, rules(request));
+		List<RateLimitPolicy> policies = rules(request);
+		RequestDecision rules = answer(limited, request, response, policies);
 		if (rules != null && !rules.isAllowed()) {
 			return false;
 		}
-		limited.awaitHandler(rules);
+		limited.awaitHandler(rules, policies);
 		return true;
 	}
 

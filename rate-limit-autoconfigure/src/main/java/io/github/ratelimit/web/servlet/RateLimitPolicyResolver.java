@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.util.ServletRequestPathUtils;
 
@@ -86,7 +87,7 @@ final class RateLimitPolicyResolver {
 	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
 	 */
 	public List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
-		if (CorsUtils.isPreFlightRequest(request)) {
+		if (isBrowsersPreflight(request)) {
 			return List.of();
 		}
 		List<RateLimitPolicy> annotated = this.annotatedEndpoints.policiesFor(handler);
@@ -116,13 +117,37 @@ final class RateLimitPolicyResolver {
 	}
 
 	/**
-	 * Returns the policies of a request's handler alone, without path rules (those were decided up front).
+	 * Returns the policies of a request's handler that were not decided up front with its path rules (a
+	 * policy both name counts once, as the rule has it).
 	 * @param request the request
 	 * @param handler its handler, or {@code null} when the lookup failed
-	 * @return the handler's policies
+	 * @param decided the path rules' policies, decided already
+	 * @return the handler's other policies
 	 */
-	public List<RateLimitPolicy> resolveAnnotated(HttpServletRequest request, @Nullable Object handler) {
-		return CorsUtils.isPreFlightRequest(request) ? List.of() : this.annotatedEndpoints.policiesFor(handler);
+	List<RateLimitPolicy> resolveAnnotated(HttpServletRequest request, @Nullable Object handler,
+			List<RateLimitPolicy> decided) {
+		List<RateLimitPolicy> annotated = isBrowsersPreflight(request) ? List.of()
+				: this.annotatedEndpoints.policiesFor(handler);
+		if (annotated.isEmpty() || decided.isEmpty()) {
+			return annotated;
+		}
+		List<RateLimitPolicy> left = new ArrayList<>(annotated.size());
+		for (RateLimitPolicy policy : annotated) {
+			if (decided.stream().noneMatch((rule) -> rule.id().equals(policy.id()))) {
+				left.add(policy);
+			}
+		}
+		return left;
+	}
+
+	/**
+	 * A CORS preflight as browsers send it, which spends no budget: never with credentials. An
+	 * {@code OPTIONS} request that carries an {@code Authorization} or {@code Cookie} header is someone
+	 * else's (an authentication filter would check those credentials), and is limited as any request.
+	 */
+	private static boolean isBrowsersPreflight(HttpServletRequest request) {
+		return CorsUtils.isPreFlightRequest(request) && request.getHeader(HttpHeaders.AUTHORIZATION) == null
+				&& request.getHeader(HttpHeaders.COOKIE) == null;
 	}
 
 	private static List<RateLimitPolicy> addAll(List<RateLimitPolicy> result, List<RateLimitPolicy> policies) {

@@ -142,9 +142,10 @@ class RateLimitServletConfiguration {
 		// Ahead of Spring Security's filters, path rules are decided before them: an authentication
 		// filter answers a request before any handler lookup, so it would check the password of a client
 		// out of guesses and the answer would tell a right guess from a wrong one.
-		int securityOrder = environment.getProperty("spring.security.filter.order", Integer.class,
-				SECURITY_FILTER_ORDER);
-		RateLimitFilter filter = new RateLimitFilter(rateLimitInterceptor, properties.getFilterOrder() < securityOrder);
+		boolean beforeSecurity = ClassUtils.isPresent("org.springframework.security.web.FilterChainProxy",
+				RateLimitServletConfiguration.class.getClassLoader()) && properties.getFilterOrder() < environment
+					.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER);
+		RateLimitFilter filter = new RateLimitFilter(rateLimitInterceptor, beforeSecurity);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.web.HeaderStyle;
@@ -94,6 +95,17 @@ final class RateLimitHeaders {
 	}
 
 	/**
+	 * Sets a header, or removes one an earlier write of the same request left (its path rules' headers,
+	 * written before Spring Security's filters, then the joined result's): a null value removes a header
+	 * in Tomcat and Jetty.
+	 */
+	private static void setOrRemove(HttpServletResponse response, String name, @Nullable String value) {
+		if (value != null || response.containsHeader(name)) {
+			response.setHeader(name, value);
+		}
+	}
+
+	/**
 	 * Writes the headers of a result.
 	 * @param result what the limits decided
 	 * @param response the response, not yet committed
@@ -113,16 +125,12 @@ final class RateLimitHeaders {
 			if (this.legacy) {
 				response.setHeader(X_RATELIMIT_LIMIT, limit);
 				response.setHeader(X_RATELIMIT_REMAINING, remaining);
-				if (reset != null) {
-					response.setHeader(X_RATELIMIT_RESET, reset);
-				}
+				setOrRemove(response, X_RATELIMIT_RESET, reset);
 			}
 			if (this.draft6) {
 				response.setHeader(RATELIMIT_LIMIT, limit);
 				response.setHeader(RATELIMIT_REMAINING, remaining);
-				if (reset != null) {
-					response.setHeader(RATELIMIT_RESET, reset);
-				}
+				setOrRemove(response, RATELIMIT_RESET, reset);
 			}
 		}
 		if (this.ietf) {

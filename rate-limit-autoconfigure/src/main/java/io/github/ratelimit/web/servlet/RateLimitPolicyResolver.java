@@ -18,8 +18,9 @@ import io.github.ratelimit.web.RateLimited;
 /**
  * Finds every policy that applies to a request: those of matching path rules, then those of the
  * {@link RateLimited} handler Spring MVC dispatches it to. A policy named twice (by a rule and by an
- * annotation) counts once, with the annotation's cost. A CORS preflight ({@code OPTIONS} with
- * {@code Origin} and {@code Access-Control-Request-Method}) has no policy: the browser sends it on its
+ * annotation) counts once, with the annotation's cost (with the rule's when the rules were decided up
+ * front, before the handler was known). A CORS preflight ({@code OPTIONS} with {@code Origin} and
+ * {@code Access-Control-Request-Method}, without credentials) has no policy: the browser sends it on its
  * own before the request it announces, which is the one that spends the budget. Thread-safe.
  */
 final class RateLimitPolicyResolver {

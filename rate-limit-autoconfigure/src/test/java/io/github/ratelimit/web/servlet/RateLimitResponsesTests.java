@@ -80,6 +80,26 @@ class RateLimitResponsesTests {
 	}
 
 	@Test
+	void aSecondWriteWhoseMostRestrictiveLimitIsAConcurrencyLimitLeavesNoResetOfTheFirst() {
+		// Ahead of Spring Security: the rules' headers first, then those of the rules and the handler's limits.
+		RateLimitPolicy rule = policy("rule");
+		RateLimitPolicy slots = RateLimitPolicy.define(new RateLimitPolicy.Definition("slots", "slots", "test", false,
+				Algorithm.CONCURRENCY, 2L, null, null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false),
+				this.keyResolvers);
+		RequestDecision rules = new RequestDecision(List.of(rule), List.of(Decision.allowed(10, 9, 5_000_000_000L)));
+		RequestDecision joined = rules.and(new RequestDecision(List.of(slots), List.of(Decision.allowed(2, 1, 0))));
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		RateLimitHeaders headers = new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6));
+		headers.write(rules, response);
+		assertThat(response.getHeader("X-RateLimit-Reset")).isEqualTo("5");
+		headers.write(joined, response);
+		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("2");
+		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("1");
+		assertThat(response.containsHeader("X-RateLimit-Reset")).isFalse();
+		assertThat(response.containsHeader("RateLimit-Reset")).isFalse();
+	}
+
+	@Test
 	void policyNamesAreQuotedAsStructuredFieldStrings() {
 		assertThat(RateLimitHeaders.sfString("api")).isEqualTo("\"api\"");
 		assertThat(RateLimitHeaders.sfString("say \"hi\" \\ now")).isEqualTo("\"say \\\"hi\\\" \\\\ now\"");

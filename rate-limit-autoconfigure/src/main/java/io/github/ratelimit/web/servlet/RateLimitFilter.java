@@ -24,7 +24,9 @@ import org.springframework.web.servlet.DispatcherServlet;
  * {@code count: failures} or {@code successes}) is counted here, its body held back until then. The
  * filter decides itself, on path rules alone, the requests the interceptor never sees: those of
  * another servlet (up front, as the interceptor would), and those a later filter answered before any
- * handler lookup (counted as answered). So every request is decided exactly once.
+ * handler lookup (counted as answered). So every request is decided exactly once. Ahead of Spring
+ * Security, it decides every request's path rules up front, before Security's filters can answer it, and
+ * the interceptor its handler's own policies: each policy once.
  * <p>
  * Runs once per request: error dispatches are not decided again, and the last async dispatch of a
  * request counted later completes its count. The slots of concurrency limits a request holds are given

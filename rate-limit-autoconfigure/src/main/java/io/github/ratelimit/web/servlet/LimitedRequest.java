@@ -254,62 +254,50 @@ final class LimitedRequest {
 
 		@Override
 		public void sendError(int status) throws IOException {
-			try {
-				this.request.countAsAnswerIsSent(status);
-			}
-			finally {
-				super.sendError(status);
-			}
+			countThen(status, () -> super.sendError(status));
 		}
 
 		@Override
 		public void sendError(int status, String message) throws IOException {
-			try {
-				this.request.countAsAnswerIsSent(status);
-			}
-			finally {
-				super.sendError(status, message);
-			}
+			countThen(status, () -> super.sendError(status, message));
 		}
 
 		@Override
 		public void sendRedirect(String location) throws IOException {
-			try {
-				this.request.countAsAnswerIsSent(SC_FOUND);
-			}
-			finally {
-				super.sendRedirect(location);
-			}
+			countThen(SC_FOUND, () -> super.sendRedirect(location));
 		}
 
 		@Override
 		public void sendRedirect(String location, boolean clearBuffer) throws IOException {
-			try {
-				this.request.countAsAnswerIsSent(SC_FOUND);
-			}
-			finally {
-				super.sendRedirect(location, clearBuffer);
-			}
+			countThen(SC_FOUND, () -> super.sendRedirect(location, clearBuffer));
 		}
 
 		@Override
 		public void sendRedirect(String location, int status) throws IOException {
-			try {
-				this.request.countAsAnswerIsSent(status);
-			}
-			finally {
-				super.sendRedirect(location, status);
-			}
+			countThen(status, () -> super.sendRedirect(location, status));
 		}
 
 		@Override
 		public void sendRedirect(String location, int status, boolean clearBuffer) throws IOException {
+			countThen(status, () -> super.sendRedirect(location, status, clearBuffer));
+		}
+
+		/** Counts a request waiting for its count with the status being sent, then sends it. */
+		private void countThen(int status, Answer answer) throws IOException {
 			try {
 				this.request.countAsAnswerIsSent(status);
 			}
 			finally {
-				super.sendRedirect(location, status, clearBuffer);
+				answer.send();
 			}
+		}
+
+		/** An error or a redirect, sent to the container. */
+		@FunctionalInterface
+		private interface Answer {
+
+			void send() throws IOException;
+
 		}
 
 		void hold() {

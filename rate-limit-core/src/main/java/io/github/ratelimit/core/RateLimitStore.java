@@ -3,6 +3,8 @@ package io.github.ratelimit.core;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where limiter states live: in process ({@code CaffeineRateLimitStore}) or shared between instances
  * (the Redis store). A store knows nothing of HTTP. Implementations are thread-safe, and exact: a
@@ -23,6 +25,44 @@ public interface RateLimitStore {
 	 * @return how the budget reads afterwards
 	 */
 	Decision release(Acquisition acquisition);
+
+	/**
+	 * Takes tokens from several budgets, all or nothing, as {@link #tryAcquireAll(List)} does, for
+	 * budgets that may give them back once the response is known: each acquisition comes back with a
+	 * receipt for {@link #giveBack(Receipt)}. Taking up front is what keeps attempts in flight from all
+	 * seeing the same budget: however many arrive at once, at most the budget's remaining tokens are
+	 * admitted.
+	 * <p>
+	 * This default keeps no mark: its receipts give back through {@link #release(Acquisition)}, which
+	 * subtracts from the state as it is then (a store of this project gives back exactly).
+	 * @param acquisitions the budgets, in the order they are asked
+	 * @return one receipt per acquisition, in the same order; the request is allowed only when all are
+	 */
+	default List<Receipt> admitAll(List<Acquisition> acquisitions) {
+		List<Decision> decisions = tryAcquireAll(acquisitions);
+		List<Receipt> receipts = new ArrayList<>(decisions.size());
+		for (int i = 0; i < decisions.size(); i++) {
+			Decision decision = decisions.get(i);
+			receipts.add(new Receipt(acquisitions.get(i), decision, Receipt.NO_MARK,
+					decision.isAllowed() ? Receipt.Place.STORE : Receipt.Place.NOWHERE));
+		}
+		return receipts;
+	}
+
+	/**
+	 * Gives back what an admitted acquisition still holds, once its response shows that it does not
+	 * count: only that, under the limit in force now, never more than if it had never been admitted (see
+	 * {@link Receipt}). Never blocks for long: a shared store may give back asynchronously.
+	 * @param receipt the receipt {@link #admitAll(List)} returned
+	 * @return how the budget reads afterwards; {@code null} when it is not known (nothing was held, or
+	 * the give-back is still under way)
+	 */
+	default @Nullable Decision giveBack(Receipt receipt) {
+		if (!receipt.holdsCost()) {
+			return null;
+		}
+		return release(receipt.acquisition());
+	}
 
 	/**
 	 * Tells whether tokens are available without taking them, for budgets that count a request only

@@ -1,0 +1,59 @@
+package io.github.ratelimit.core;
+
+import java.util.Objects;
+
+/**
+ * What {@link RateLimitStore#admitAll(java.util.List)} took for one acquisition, and where: handed to
+ * {@link RateLimitStore#giveBack(Receipt)} when the response shows that the request does not count
+ * (a success under {@code count: failures}). Immutable.
+ * <p>
+ * A give-back removes only what the attempt still holds, under the limit now in force: nothing of a
+ * window that has ended or of a log entry that has aged out, only the part of a bucket's step that
+ * refill has not restored yet. It never leaves the budget more generous than if the attempt had never
+ * been admitted.
+ *
+ * @param acquisition the acquisition admitted
+ * @param decision the store's decision on it; a rejected one took nothing
+ * @param mark where in the key's state the cost was taken, in the store's own terms (for the buckets the
+ * moment the step taken is refilled, for a window its end, for a log its entry); {@link #NO_MARK}
+ * when the store keeps none
+ * @param place where the cost was taken
+ */
+public record Receipt(Acquisition acquisition, Decision decision, long mark, Place place) {
+
+	/** The mark of a store that keeps none: its give-back is its {@link RateLimitStore#release}. */
+	public static final long NO_MARK = Long.MIN_VALUE;
+
+	public Receipt {
+		Objects.requireNonNull(acquisition, "acquisition");
+		Objects.requireNonNull(decision, "decision");
+		Objects.requireNonNull(place, "place");
+	}
+
+	/**
+	 * Returns whether the acquisition holds a cost that a give-back can return.
+	 * @return {@code true} when it was allowed and its cost was taken somewhere
+	 */
+	public boolean holdsCost() {
+		return this.decision.isAllowed() && this.place != Place.NOWHERE;
+	}
+
+	/**
+	 * Where an admitted cost was taken.
+	 */
+	public enum Place {
+
+		/** In the store asked (Redis, or the in-process store). */
+		STORE,
+
+		/** In the in-process store a shared store fell back to ({@code on-failure: local}). */
+		LOCAL,
+
+		/**
+		 * Nowhere: the store could not decide and let the request through ({@code on-failure: allow}), or
+		 * rejected it; there is nothing to give back.
+		 */
+		NOWHERE
+
+	}
+}

@@ -1,6 +1,8 @@
 package io.github.ratelimit.core;
 
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
@@ -195,6 +197,105 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		}
 		return decide(table(acquisition.limitId()), acquisition.key(), acquisition.limit(), acquisition.cost(),
 				acquisition.maxWaitNanos(), false, RELEASE);
+	}
+
+	/**
+	 * Takes the tokens of several budgets, all or nothing, and marks each where it took them, so that a
+	 * {@link #giveBack(Receipt)} returns exactly what the attempt still holds. When one budget rejects,
+	 * the others are given back at once, by their receipts.
+	 */
+	@Override
+	public List<Receipt> admitAll(List<Acquisition> acquisitions) {
+		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
+		boolean rejected = false;
+		for (Acquisition acquisition : acquisitions) {
+			Receipt receipt = admit(acquisition);
+			receipts.add(receipt);
+			rejected |= !receipt.decision().isAllowed();
+			if (rejected) {
+				break;
+			}
+		}
+		if (!rejected) {
+			return receipts;
+		}
+		List<Receipt> refused = new ArrayList<>(acquisitions.size());
+		for (int i = 0; i < acquisitions.size(); i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			Receipt receipt = (i < receipts.size()) ? receipts.get(i) : null;
+			Decision decision;
+			if (receipt == null) {
+				// Not asked once another rejected: how it reads, for the headers.
+				decision = check(acquisition);
+			}
+			else if (receipt.decision().isAllowed()) {
+				Decision after = giveBack(receipt);
+				decision = (after != null) ? after : peek(acquisition);
+			}
+			else {
+				decision = receipt.decision();
+			}
+			refused.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
+		}
+		return refused;
+	}
+
+	private Receipt admit(Acquisition acquisition) {
+		if (isConcurrency(acquisition)) {
+			Decision decision = tryAcquire(acquisition);
+			return new Receipt(acquisition, decision, Receipt.NO_MARK,
+					decision.isAllowed() ? Receipt.Place.STORE : Receipt.Place.NOWHERE);
+		}
+		long[] mark = { Receipt.NO_MARK };
+		Decision decision = decide(table(acquisition.limitId()), acquisition.key(), acquisition.limit(),
+				acquisition.cost(), acquisition.maxWaitNanos(), true, (state, now, cost, maxWaitNanos) -> {
+					Decision decided = state.tryAcquire(now, cost, maxWaitNanos);
+					if (decided != null && decided.isAllowed()) {
+						mark[0] = state.mark(now, decided);
+					}
+					return decided;
+				});
+		return new Receipt(acquisition, decision, mark[0],
+				decision.isAllowed() ? Receipt.Place.STORE : Receipt.Place.NOWHERE);
+	}
+
+	/**
+	 * Gives back what an admitted acquisition still holds, in the state that holds the key now (tracked,
+	 * just expired, or its overflow budget), without moving that state to the receipt's limit: a plan
+	 * or a runtime change made since stays in force. A key whose state has expired holds nothing.
+	 */
+	@Override
+	public @Nullable Decision giveBack(Receipt receipt) {
+		if (!receipt.holdsCost()) {
+			return null;
+		}
+		Acquisition acquisition = receipt.acquisition();
+		if (isConcurrency(acquisition) || receipt.mark() == Receipt.NO_MARK) {
+			return release(acquisition);
+		}
+		Table table = this.tables.get(acquisition.limitId());
+		if (table == null) {
+			return null;
+		}
+		String key = acquisition.key();
+		while (true) {
+			LimiterState state = table.states.policy().getIfPresentQuietly(key);
+			if (state == null) {
+				state = table.removedButReachable.getIfPresent(key);
+			}
+			if (state == null) {
+				state = table.overflow.get(table.index(key));
+			}
+			if (state == null) {
+				return null;
+			}
+			// null: retired by a move meanwhile; its successor holds what was spent.
+			Decision decision = state.giveBack(this.clock.nanos(), acquisition.cost(), receipt.mark(),
+					acquisition.limit());
+			if (decision != null) {
+				return decision;
+			}
+		}
 	}
 
 	/**

@@ -63,6 +63,17 @@ final class ConcurrencyState implements LimiterState {
 		return peekLocked();
 	}
 
+	/** A slot is given back by its release when the request ends, never by a receipt. */
+	@Override
+	public long mark(long nowNanos, Decision admitted) {
+		return Receipt.NO_MARK;
+	}
+
+	@Override
+	public @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
+		return release(nowNanos, cost);
+	}
+
 	@Override
 	public synchronized @Nullable Decision peek(long nowNanos) {
 		return this.retired ? null : peekLocked();

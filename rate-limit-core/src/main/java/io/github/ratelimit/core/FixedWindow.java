@@ -89,6 +89,24 @@ final class FixedWindow implements LimiterState {
 	}
 
 	@Override
+	public long mark(long nowNanos, Decision admitted) {
+		return nowNanos + admitted.resetNanos();
+	}
+
+	/** Only from the window the acquisition was counted in (the mark is its end). */
+	@Override
+	public synchronized @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
+		if (this.retired) {
+			return null;
+		}
+		roll(nowNanos);
+		if (this.windowEnd == mark) {
+			this.count = Math.max(0, this.count - cost);
+		}
+		return peekLocked(nowNanos);
+	}
+
+	@Override
 	public synchronized @Nullable Decision peek(long nowNanos) {
 		if (this.retired) {
 			return null;

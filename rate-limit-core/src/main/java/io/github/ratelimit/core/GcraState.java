@@ -73,6 +73,40 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	@Override
+	public final long mark(long nowNanos, Decision admitted) {
+		return nowNanos + admitted.resetNanos();
+	}
+
+	/**
+	 * The step {@code cost * T} taken at {@code mark} (the {@code tat} it wrote) is refilled first by the
+	 * steps before it, then its own: at {@code now} it still holds {@code mark - now} of it, at most the
+	 * step. Steps taken after it move back by that much. Under a limit changed since, the held time is
+	 * rescaled as a move rescales {@code tat}, rounded down.
+	 */
+	@Override
+	public final @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
+		long step = cost * admittedUnder.emissionIntervalNanos();
+		long held = Math.min(step, Math.max(0, mark - nowNanos));
+		if (admittedUnder.emissionIntervalNanos() != this.limit.emissionIntervalNanos()) {
+			held = BigInteger.valueOf(held)
+				.multiply(BigInteger.valueOf(this.limit.emissionIntervalNanos()))
+				.divide(BigInteger.valueOf(admittedUnder.emissionIntervalNanos()))
+				.min(BigInteger.valueOf(Long.MAX_VALUE / 4))
+				.longValue();
+		}
+		while (true) {
+			long tat = (long) TAT.getVolatile(this);
+			if (tat == RETIRED) {
+				return null;
+			}
+			long newTat = Math.max(tat - held, nowNanos);
+			if (held == 0 || newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
+				return peek(nowNanos);
+			}
+		}
+	}
+
+	@Override
 	public final @Nullable Decision check(long nowNanos, long cost) {
 		// As the meter decides (no wait), on one read of tat: the buckets agree when nothing waits.
 		long interval = this.limit.emissionIntervalNanos();

@@ -51,6 +51,29 @@ interface LimiterState {
 	@Nullable Decision release(long nowNanos, long cost);
 
 	/**
+	 * Returns where an acquisition this state has just allowed took its cost, for a later
+	 * {@link #giveBack}: a bucket's {@code tat} after the step, a window's end, a log entry's time, a
+	 * counter's window start. Derived from the decision, so that it costs the hot path nothing.
+	 * @param nowNanos the time the acquisition was decided at
+	 * @param admitted the allowing decision
+	 * @return the mark
+	 */
+	long mark(long nowNanos, Decision admitted);
+
+	/**
+	 * Gives back what an acquisition still holds, exactly: only the part of the cost taken at
+	 * {@code mark} that is still spent now, under the limit in force (a window that ended holds nothing,
+	 * a log entry that aged out holds nothing, a bucket's step holds only what refill has not restored).
+	 * Never more generous than if the acquisition had never been allowed.
+	 * @param nowNanos the current time (epoch nanoseconds)
+	 * @param cost the cost the acquisition took
+	 * @param mark its {@link #mark}
+	 * @param admittedUnder the limit it was allowed under (this state's, or one it moved from)
+	 * @return how the state reads afterwards, as an allowing decision; {@code null} when retired
+	 */
+	@Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder);
+
+	/**
 	 * Reads the state without changing it.
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @return what a request of cost 0 would be told; {@code null} when retired

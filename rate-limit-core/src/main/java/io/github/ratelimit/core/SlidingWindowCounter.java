@@ -91,6 +91,34 @@ final class SlidingWindowCounter implements LimiterState {
 		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, cost));
 	}
 
+	/** The start of the window the acquisition was counted in: its reset was that window's end plus a period. */
+	@Override
+	public long mark(long nowNanos, Decision admitted) {
+		return nowNanos + admitted.resetNanos() - 2 * this.period;
+	}
+
+	/**
+	 * Only from the window the acquisition was counted in: the current one, or the previous one once it
+	 * has rolled (where it still weighs); nothing once that window has left the estimate.
+	 */
+	@Override
+	public synchronized @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
+		if (this.retired) {
+			return null;
+		}
+		roll(nowNanos);
+		if (admittedUnder.period().toNanos() == this.period) {
+			if (this.windowStart == mark) {
+				this.current -= Math.min(cost, this.current);
+			}
+			else if (this.windowStart == mark + this.period) {
+				this.previous -= Math.min(cost, this.previous);
+			}
+		}
+		long overlap = overlap(nowNanos);
+		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, 1));
+	}
+
 	@Override
 	public synchronized @Nullable Decision peek(long nowNanos) {
 		if (this.retired) {

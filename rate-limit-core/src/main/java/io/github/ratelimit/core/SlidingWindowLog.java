@@ -95,6 +95,37 @@ final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
+	public long mark(long nowNanos, Decision admitted) {
+		return nowNanos + admitted.resetNanos() - this.period;
+	}
+
+	/**
+	 * Removes the acquisition's own entries (the mark is their time), those still in the window; entries
+	 * of the same time are alike, so which of them go does not matter.
+	 */
+	@Override
+	public synchronized @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
+		if (this.retired) {
+			return null;
+		}
+		expire(nowNanos);
+		long left = cost;
+		int kept = 0;
+		for (int i = 0; i < this.size; i++) {
+			long entry = at(i);
+			if (entry == mark && left > 0) {
+				left--;
+				continue;
+			}
+			// Compacted in place: the entries kept move towards the head, never past one not yet read.
+			this.log[(this.head + kept) % this.log.length] = entry;
+			kept++;
+		}
+		this.size = kept;
+		return peek(nowNanos);
+	}
+
+	@Override
 	public synchronized @Nullable Decision peek(long nowNanos) {
 		if (this.retired) {
 			return null;

@@ -171,7 +171,8 @@ class RateLimitFilter extends OncePerRequestFilter {
 		RequestDecision result = limited.takeCount();
 		HttpServletResponse counted = limited.response(response);
 		if (result != null) {
-			this.interceptor.count(result, failed ? 500 : counted.getStatus(), counted);
+			// A request that failed has no response to show it does not count: it keeps its cost.
+			this.interceptor.count(result, failed ? RequestLimiter.NO_RESPONSE : counted.getStatus(), counted);
 		}
 		limited.release();
 	}

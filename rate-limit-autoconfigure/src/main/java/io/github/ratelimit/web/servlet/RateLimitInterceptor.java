@@ -154,8 +154,12 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		RequestDecision rules = limited.rules();
 		RequestDecision result = (rules != null) ? rules.and(own) : own;
 		if (!result.isAllowed()) {
-			// A count the rules were waiting for is off: the request was refused.
+			// A count the rules were waiting for is off: the request was refused, and gives back what their
+			// attempts hold (its own policies took nothing: all or nothing).
 			limited.takeCount();
+			if (rules != null) {
+				this.limiter.giveBack(rules);
+			}
 			this.headers.write(result, response);
 			this.rejectionHandler.reject(request, response, result);
 			return result;
@@ -209,7 +213,10 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		}
 	}
 
-	/** Counts a request whose policies count only some responses, then writes its headers. */
+	/**
+	 * Settles a request whose policies count only some responses, then writes its headers.
+	 * @param status the response's status, or {@link RequestLimiter#NO_RESPONSE} when it failed
+	 */
 	void count(RequestDecision result, int status, HttpServletResponse response) {
 		RequestDecision counted = this.limiter.complete(result, status);
 		if (counted.isLimited() && !response.isCommitted()) {

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.RateLimitResult;
 
 /**
@@ -208,11 +209,12 @@ final class RequestDecision implements RateLimitResult {
 	}
 
 	/**
-	 * Tokens to take once the response is known, for a policy that counts only some responses.
+	 * An attempt of a policy that counts only some responses, admitted with its cost: settled once the
+	 * response is known (given back when the response does not count).
 	 * @param policy the policy
-	 * @param acquisition what to take
+	 * @param receipt what its admission took, and where
 	 */
-	record Deferred(RateLimitPolicy policy, Acquisition acquisition) {
+	record Deferred(RateLimitPolicy policy, Receipt receipt) {
 	}
 
 	/**

@@ -7,10 +7,12 @@ import java.util.concurrent.Semaphore;
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
@@ -18,11 +20,13 @@ import io.github.ratelimit.web.DecisionRecorder;
 /**
  * Decides one request against the policies that apply to it, in two steps:
  * <ol>
- * <li>{@link #decide} when the request arrives: enforced policies that count every request take their
- * tokens (all or nothing); enforced policies that count only some responses are checked without
- * taking; shadow policies are evaluated the same way but never reject;</li>
- * <li>{@link #complete} when the response is known: policies that count failures (or successes) take
- * their tokens if the response is one.</li>
+ * <li>{@link #decide} when the request arrives: every enforced policy takes its tokens, all or nothing,
+ * in one store call; shadow policies are evaluated the same way but never reject. A policy that counts
+ * only some responses takes them too, with a receipt: an attempt in flight holds its part of the budget,
+ * so however many attempts of one key arrive at once, at most its remaining tokens are admitted;</li>
+ * <li>{@link #complete} when the response is known: a policy that counts failures (or successes) gives
+ * back, by its receipt, what a response that does not count still holds. An attempt whose response
+ * never completed (an exception, a client gone, an async request that timed out) keeps its cost.</li>
  * </ol>
  * Before that, a request exempt from a policy (or from all, {@link RateLimitExemptions}) leaves it out
  * (counted as exempt), and each policy takes the limit of the request's plan. It records every outcome
@@ -42,6 +46,9 @@ import io.github.ratelimit.web.DecisionRecorder;
 final class RequestLimiter {
 
 	private static final Log logger = LogFactory.getLog(RequestLimiter.class);
+
+	/** The status {@link #complete} is told when no response completed: every attempt keeps its cost. */
+	static final int NO_RESPONSE = -1;
 
 	private final RateLimitStore store;
 
@@ -120,14 +127,15 @@ final class RequestLimiter {
 			}
 		}
 		List<Acquisition> acquisitions = acquisitions(request, enforced);
-		List<Decision> decisions = evaluate(enforced, acquisitions);
-		if (decisions == null) {
+		Evaluated evaluated = evaluate(enforced, acquisitions);
+		if (evaluated == null) {
 			return RequestDecision.unlimited();
 		}
+		List<Decision> decisions = evaluated.decisions();
 		if (mustWait(decisions) && !this.waiting.tryAcquire()) {
-			decisions = refuseToWait(enforced, acquisitions, decisions);
+			decisions = refuseToWait(enforced, acquisitions, evaluated);
 		}
-		RequestDecision result = new RequestDecision(enforced, decisions, deferred(enforced, acquisitions, decisions),
+		RequestDecision result = new RequestDecision(enforced, decisions, evaluated.deferred(enforced),
 				slots(enforced, acquisitions, decisions));
 		for (int i = 0; i < enforced.size(); i++) {
 			Decision decision = decisions.get(i);
@@ -245,18 +253,19 @@ final class RequestLimiter {
 	 * policies that would have made it wait, after the wait it would have had.
 	 */
 	private List<Decision> refuseToWait(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
-			List<Decision> decisions) {
+			Evaluated evaluated) {
+		List<Decision> decisions = evaluated.decisions();
 		List<Decision> refused = new ArrayList<>(decisions.size());
 		for (int i = 0; i < decisions.size(); i++) {
 			Decision decision = decisions.get(i);
 			Decision now = decision;
-			if (policies.get(i).count() == CountMode.ALL) {
-				try {
-					now = this.store.release(acquisitions.get(i));
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Rate limit store failed to give back the tokens of a request refused a wait", ex);
-				}
+			try {
+				Decision after = (evaluated.receipts() != null) ? this.store.giveBack(evaluated.receipts().get(i))
+						: this.store.release(acquisitions.get(i));
+				now = (after != null) ? after : decision;
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Rate limit store failed to give back the tokens of a request refused a wait", ex);
 			}
 			refused.add((decision.waitNanos() > 0) ? Decision.rejected(now.limit(), now.remaining(), now.resetNanos(),
 					now.nextNanos(), decision.waitNanos()) : now);
@@ -265,31 +274,52 @@ final class RequestLimiter {
 	}
 
 	/**
-	 * Takes the tokens of the policies that count only some responses, once the response is known.
+	 * Settles the policies that count only some responses, once the response is known: a response that
+	 * does not count gives back what its attempt still holds; one that counts keeps it.
 	 * @param result the request's result
-	 * @param status the response status (500 when the request failed with an exception)
-	 * @return the result with the decisions of the policies that counted the request, for headers
+	 * @param status the response status, or {@link #NO_RESPONSE} when the request failed with an exception
+	 * (then every attempt keeps its cost)
+	 * @return the result with, for the headers, what each policy's last store call left
 	 */
 	public RequestDecision complete(RequestDecision result, int status) {
 		List<Decision> decisions = new ArrayList<>(result.decisions());
 		for (RequestDecision.Deferred deferred : result.deferred()) {
-			if (deferred.policy().count().counts(status)) {
-				try {
-					long start = System.nanoTime();
-					Decision counted = this.store.tryAcquire(deferred.acquisition());
-					this.recorder.storeCall(System.nanoTime() - start);
-					int index = result.policies().indexOf(deferred.policy());
-					if (index >= 0) {
-						decisions.set(index, counted.isAllowed() ? counted
-								: Decision.allowed(counted.limit(), 0, counted.resetNanos(), counted.nextNanos()));
-					}
-				}
-				catch (RuntimeException ex) {
-					storeFailed(List.of(deferred.policy()), ex);
-				}
+			if (status == NO_RESPONSE || deferred.policy().count().counts(status)) {
+				continue;
+			}
+			Decision after = giveBack(deferred);
+			int index = result.policies().indexOf(deferred.policy());
+			if (after != null && index >= 0) {
+				decisions.set(index, after);
 			}
 		}
 		return new RequestDecision(result.policies(), decisions);
+	}
+
+	/**
+	 * Gives back what the attempts of a request's policies that count later hold, for a request refused
+	 * after they were admitted (by a later phase of its decision).
+	 * @param result the result whose attempts are given back
+	 */
+	void giveBack(RequestDecision result) {
+		for (RequestDecision.Deferred deferred : result.deferred()) {
+			giveBack(deferred);
+		}
+	}
+
+	/** Gives back one attempt; a store that fails keeps the cost (never generous). */
+	private @Nullable Decision giveBack(RequestDecision.Deferred deferred) {
+		long start = System.nanoTime();
+		try {
+			return this.store.giveBack(deferred.receipt());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Rate limit store failed to give back an attempt that does not count; it stays counted", ex);
+			return null;
+		}
+		finally {
+			this.recorder.storeCall(System.nanoTime() - start);
+		}
 	}
 
 	/**
@@ -299,10 +329,11 @@ final class RequestLimiter {
 	private List<RequestDecision.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow,
 			List<Acquisition> slots) {
 		List<Acquisition> acquisitions = acquisitions(request, shadow);
-		List<Decision> decisions = evaluate(shadow, acquisitions);
-		if (decisions == null) {
+		Evaluated evaluated = evaluate(shadow, acquisitions);
+		if (evaluated == null) {
 			return List.of();
 		}
+		List<Decision> decisions = evaluated.decisions();
 		for (int i = 0; i < shadow.size(); i++) {
 			boolean allowed = decisions.get(i).isAllowed();
 			this.recorder.decided(shadow.get(i).name(), allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.SHADOW_REJECTED);
@@ -311,42 +342,29 @@ final class RequestLimiter {
 			}
 		}
 		slots.addAll(slots(shadow, acquisitions, decisions));
-		return deferred(shadow, acquisitions, decisions);
+		return evaluated.deferred(shadow);
 	}
 
 	/**
-	 * Asks the store. When every policy counts every request: one call takes the tokens of all, all or
-	 * nothing. Otherwise one read-only call checks the policies that count later; when they all pass,
-	 * one call takes the others' tokens (when they do not, the others are only read, for headers).
-	 * Returns {@code null} when the store failed.
+	 * Asks the store, one call that takes the tokens of every policy, all or nothing. When a policy counts
+	 * only some responses, the call returns receipts, by which {@link #complete} gives back what a
+	 * response that does not count still holds. Returns {@code null} when the store failed.
 	 */
-	private List<Decision> evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
+	private @Nullable Evaluated evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
 		if (policies.isEmpty()) {
-			return List.of();
+			return new Evaluated(List.of(), null);
 		}
 		long start = System.nanoTime();
 		try {
 			if (!anyCountsLater(policies)) {
-				return this.store.tryAcquireAll(acquisitions);
+				return new Evaluated(this.store.tryAcquireAll(acquisitions), null);
 			}
-			List<Acquisition> later = new ArrayList<>(policies.size());
-			List<Acquisition> now = new ArrayList<>(policies.size());
-			for (int i = 0; i < policies.size(); i++) {
-				((policies.get(i).count() == CountMode.ALL) ? now : later).add(acquisitions.get(i));
+			List<Receipt> receipts = this.store.admitAll(acquisitions);
+			List<Decision> decisions = new ArrayList<>(receipts.size());
+			for (Receipt receipt : receipts) {
+				decisions.add(receipt.decision());
 			}
-			List<Decision> checked = this.store.checkAll(later);
-			List<Decision> taken = List.of();
-			if (!now.isEmpty()) {
-				taken = checked.stream().allMatch(Decision::isAllowed) ? this.store.tryAcquireAll(now)
-						: this.store.checkAll(now);
-			}
-			List<Decision> decisions = new ArrayList<>(policies.size());
-			int nextLater = 0;
-			int nextNow = 0;
-			for (RateLimitPolicy policy : policies) {
-				decisions.add((policy.count() == CountMode.ALL) ? taken.get(nextNow++) : checked.get(nextLater++));
-			}
-			return decisions;
+			return new Evaluated(decisions, receipts);
 		}
 		catch (RuntimeException ex) {
 			storeFailed(policies, ex);
@@ -375,18 +393,30 @@ final class RequestLimiter {
 		return false;
 	}
 
-	private static List<RequestDecision.Deferred> deferred(List<RateLimitPolicy> policies,
-			List<Acquisition> acquisitions, List<Decision> decisions) {
-		List<RequestDecision.Deferred> deferred = List.of();
-		for (int i = 0; i < policies.size(); i++) {
-			if (policies.get(i).count() != CountMode.ALL && decisions.get(i).isAllowed()) {
-				if (deferred.isEmpty()) {
-					deferred = new ArrayList<>(policies.size());
-				}
-				deferred.add(new RequestDecision.Deferred(policies.get(i), acquisitions.get(i)));
+	/**
+	 * What the store answered: a decision per policy and, when a policy counts only some responses, the
+	 * receipts of all (in the same order).
+	 */
+	private record Evaluated(List<Decision> decisions, @Nullable List<Receipt> receipts) {
+
+		/** The attempts to settle once the response is known: those of the policies that count later. */
+		List<RequestDecision.Deferred> deferred(List<RateLimitPolicy> policies) {
+			if (this.receipts == null) {
+				return List.of();
 			}
+			List<RequestDecision.Deferred> deferred = List.of();
+			for (int i = 0; i < policies.size(); i++) {
+				Receipt receipt = this.receipts.get(i);
+				if (policies.get(i).count() != CountMode.ALL && receipt.holdsCost()) {
+					if (deferred.isEmpty()) {
+						deferred = new ArrayList<>(policies.size());
+					}
+					deferred.add(new RequestDecision.Deferred(policies.get(i), receipt));
+				}
+			}
+			return deferred;
 		}
-		return deferred;
+
 	}
 
 	private void storeFailed(List<RateLimitPolicy> policies, RuntimeException ex) {

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -54,6 +55,14 @@ public class RedisTestApplication {
 	@GetMapping("/login")
 	ResponseEntity<String> login(@RequestParam boolean ok) {
 		return ok ? ResponseEntity.ok("welcome") : ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("no");
+	}
+
+	/** A login that takes {@code ms} milliseconds to check a password ({@code ok}), so that guesses overlap. */
+	@PostMapping("/guess")
+	ResponseEntity<String> guess(@RequestParam boolean ok, @RequestParam(defaultValue = "0") long ms)
+			throws InterruptedException {
+		Thread.sleep(ms);
+		return login(ok);
 	}
 
 	@Bean

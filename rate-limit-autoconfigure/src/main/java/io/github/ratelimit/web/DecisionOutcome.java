@@ -22,6 +22,24 @@ public enum DecisionOutcome {
 	/** The store failed; the request went through (fail open). */
 	STORE_ERROR,
 
+	/**
+	 * The shared store could not decide (Redis down, slow or its breaker open) and the policy's
+	 * {@code on-failure: allow} let the request through, unlimited.
+	 */
+	FAILED_OPEN,
+
+	/** The shared store could not decide and the policy's {@code on-failure: deny} rejected the request. */
+	FAILED_CLOSED,
+
+	/**
+	 * The shared store could not decide and the policy's {@code on-failure: local} allowed the request by
+	 * this instance's in-process budget.
+	 */
+	LOCAL_ALLOWED,
+
+	/** The shared store could not decide and this instance's in-process budget rejected the request. */
+	LOCAL_REJECTED,
+
 	/** The request is exempt ({@code rate-limit.exempt}, {@code exempt-when}): not limited, nothing spent. */
 	EXEMPT;
 

@@ -202,61 +202,80 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	/**
 	 * Takes the tokens of several budgets, all or nothing, and marks each where it took them, so that a
 	 * {@link #giveBack(Receipt)} returns exactly what the attempt still holds. When one budget rejects,
-	 * the others are given back at once, by their receipts.
+	 * the others are given back at once, by their receipts (and hold nothing).
 	 */
 	@Override
 	public List<Receipt> admitAll(List<Acquisition> acquisitions) {
+		if (acquisitions.size() == 1) {
+			return List.of(admit(acquisitions.get(0)));
+		}
 		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
-		boolean rejected = false;
 		for (Acquisition acquisition : acquisitions) {
 			Receipt receipt = admit(acquisition);
 			receipts.add(receipt);
-			rejected |= !receipt.decision().isAllowed();
-			if (rejected) {
-				break;
+			if (!receipt.decision().isAllowed()) {
+				return refused(acquisitions, receipts);
 			}
 		}
-		if (!rejected) {
-			return receipts;
-		}
+		return receipts;
+	}
+
+	/** A request one budget rejected: what the others took is given back; those not asked are read, for headers. */
+	private List<Receipt> refused(List<Acquisition> acquisitions, List<Receipt> asked) {
 		List<Receipt> refused = new ArrayList<>(acquisitions.size());
 		for (int i = 0; i < acquisitions.size(); i++) {
 			Acquisition acquisition = acquisitions.get(i);
-			Receipt receipt = (i < receipts.size()) ? receipts.get(i) : null;
+			Receipt receipt = (i < asked.size()) ? asked.get(i) : null;
+			if (receipt != null && !receipt.decision().isAllowed()) {
+				refused.add(receipt);
+				continue;
+			}
 			Decision decision;
 			if (receipt == null) {
-				// Not asked once another rejected: how it reads, for the headers.
 				decision = check(acquisition);
 			}
-			else if (receipt.decision().isAllowed()) {
+			else {
 				Decision after = giveBack(receipt);
 				decision = (after != null) ? after : peek(acquisition);
-			}
-			else {
-				decision = receipt.decision();
 			}
 			refused.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
 		}
 		return refused;
 	}
 
+	/** As {@link #tryAcquire}, with the mark of what was taken: the same quiet fast path for a tracked key. */
 	private Receipt admit(Acquisition acquisition) {
-		if (isConcurrency(acquisition)) {
-			Decision decision = tryAcquire(acquisition);
-			return new Receipt(acquisition, decision, Receipt.NO_MARK,
-					decision.isAllowed() ? Receipt.Place.STORE : Receipt.Place.NOWHERE);
+		Limit limit = acquisition.limit();
+		if (limit.algorithm() == Algorithm.CONCURRENCY) {
+			return new Receipt(acquisition, tryAcquire(acquisition), Receipt.NO_MARK, Receipt.Place.STORE);
 		}
-		long[] mark = { Receipt.NO_MARK };
-		Decision decision = decide(table(acquisition.limitId()), acquisition.key(), acquisition.limit(),
-				acquisition.cost(), acquisition.maxWaitNanos(), true, (state, now, cost, maxWaitNanos) -> {
-					Decision decided = state.tryAcquire(now, cost, maxWaitNanos);
-					if (decided != null && decided.isAllowed()) {
-						mark[0] = state.mark(now, decided);
+		Table table = table(acquisition.limitId());
+		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(acquisition.key());
+		if (entry != null) {
+			LimiterState state = entry.getValue();
+			long now = entry.snapshotAt();
+			if (state.limit() == limit && entry.expiresAt() - now >= neededNanos(limit, acquisition.maxWaitNanos())) {
+				Decision decision = state.tryAcquire(now, acquisition.cost(), acquisition.maxWaitNanos());
+				if (decision != null) {
+					return receipt(acquisition, decision, state, now);
+				}
+			}
+		}
+		Receipt[] admitted = new Receipt[1];
+		decide(table, acquisition.key(), limit, acquisition.cost(), acquisition.maxWaitNanos(), true,
+				(state, now, cost, maxWaitNanos) -> {
+					Decision decision = state.tryAcquire(now, cost, maxWaitNanos);
+					if (decision != null) {
+						admitted[0] = receipt(acquisition, decision, state, now);
 					}
-					return decided;
+					return decision;
 				});
-		return new Receipt(acquisition, decision, mark[0],
-				decision.isAllowed() ? Receipt.Place.STORE : Receipt.Place.NOWHERE);
+		return admitted[0];
+	}
+
+	private static Receipt receipt(Acquisition acquisition, Decision decision, LimiterState state, long now) {
+		return new Receipt(acquisition, decision, decision.isAllowed() ? state.mark(now, decision) : Receipt.NO_MARK,
+				Receipt.Place.STORE);
 	}
 
 	/**

@@ -40,11 +40,16 @@ public interface RateLimitStore {
 	 */
 	default List<Receipt> admitAll(List<Acquisition> acquisitions) {
 		List<Decision> decisions = tryAcquireAll(acquisitions);
+		boolean allowed = true;
+		for (Decision decision : decisions) {
+			allowed &= decision.isAllowed();
+		}
 		List<Receipt> receipts = new ArrayList<>(decisions.size());
 		for (int i = 0; i < decisions.size(); i++) {
 			Decision decision = decisions.get(i);
+			// A request rejected by one budget holds nothing in the others: tryAcquireAll gave them back.
 			receipts.add(new Receipt(acquisitions.get(i), decision, Receipt.NO_MARK,
-					decision.isAllowed() ? Receipt.Place.STORE : Receipt.Place.NOWHERE));
+					(allowed || !decision.isAllowed()) ? Receipt.Place.STORE : Receipt.Place.NOWHERE));
 		}
 		return receipts;
 	}

@@ -39,19 +39,23 @@ public record Receipt(Acquisition acquisition, Decision decision, long mark, Pla
 	}
 
 	/**
-	 * Where an admitted cost was taken.
+	 * Where an acquisition was decided, and so where the cost it holds was taken.
 	 */
 	public enum Place {
 
-		/** In the store asked (Redis, or the in-process store). */
+		/** In the store asked (Redis, or the in-process store): allowed, it holds its cost there. */
 		STORE,
 
-		/** In the in-process store a shared store fell back to ({@code on-failure: local}). */
+		/**
+		 * In the in-process store a shared store fell back to ({@code on-failure: local}): allowed, it holds
+		 * its cost there.
+		 */
 		LOCAL,
 
 		/**
-		 * Nowhere: the store could not decide and let the request through ({@code on-failure: allow}), or
-		 * rejected it; there is nothing to give back.
+		 * Nowhere: it holds nothing. The store could not decide and {@code on-failure} let the request
+		 * through ({@code allow}) or refused it ({@code deny}); or another budget of the same request
+		 * rejected it and what it took was given back at once.
 		 */
 		NOWHERE
 

@@ -12,8 +12,8 @@ import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 
 /**
- * Counts {@code ratelimit.decisions} tagged {@code policy} and {@code outcome} (allowed, rejected,
- * delayed, shadow-rejected, store-error) and times {@code ratelimit.store.latency}. Never tags by key:
+ * Counts {@code ratelimit.decisions} tagged {@code policy} and {@code outcome} (a {@link DecisionOutcome}'s
+ * tag) and times {@code ratelimit.store.latency}. Never tags by key:
  * keys are unbounded (client IPs), policy names are not. Thread-safe; meters are looked up once.
  */
 final class MicrometerDecisionRecorder implements DecisionRecorder {

@@ -127,21 +127,19 @@ final class RequestLimiter {
 			}
 		}
 		List<Acquisition> acquisitions = acquisitions(request, enforced);
-		Evaluated evaluated = evaluate(enforced, acquisitions);
-		if (evaluated == null) {
+		List<Receipt> receipts = evaluate(enforced, acquisitions);
+		if (receipts == null) {
 			return RequestDecision.unlimited();
 		}
-		List<Decision> decisions = evaluated.decisions();
+		List<Decision> decisions = decisions(receipts);
 		if (mustWait(decisions) && !this.waiting.tryAcquire()) {
-			decisions = refuseToWait(enforced, acquisitions, evaluated);
+			decisions = refuseToWait(receipts);
 		}
-		RequestDecision result = new RequestDecision(enforced, decisions, evaluated.deferred(enforced),
+		RequestDecision result = new RequestDecision(enforced, decisions, deferred(enforced, receipts, decisions),
 				slots(enforced, acquisitions, decisions));
 		for (int i = 0; i < enforced.size(); i++) {
 			Decision decision = decisions.get(i);
-			DecisionOutcome outcome = !decision.isAllowed() ? DecisionOutcome.REJECTED
-					: (decision.waitNanos() > 0) ? DecisionOutcome.DELAYED : DecisionOutcome.ALLOWED;
-			this.recorder.decided(enforced.get(i).name(), outcome);
+			this.recorder.decided(enforced.get(i).name(), outcome(decision, receipts.get(i).place(), result.isAllowed()));
 			if (!decision.isAllowed()) {
 				this.rejectionLog.rejected(enforced.get(i), acquisitions.get(i), false);
 			}
@@ -252,16 +250,13 @@ final class RequestLimiter {
 	 * Too many requests wait already: gives back every token taken, and rejects the request for the
 	 * policies that would have made it wait, after the wait it would have had.
 	 */
-	private List<Decision> refuseToWait(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
-			Evaluated evaluated) {
-		List<Decision> decisions = evaluated.decisions();
-		List<Decision> refused = new ArrayList<>(decisions.size());
-		for (int i = 0; i < decisions.size(); i++) {
-			Decision decision = decisions.get(i);
+	private List<Decision> refuseToWait(List<Receipt> receipts) {
+		List<Decision> refused = new ArrayList<>(receipts.size());
+		for (Receipt receipt : receipts) {
+			Decision decision = receipt.decision();
 			Decision now = decision;
 			try {
-				Decision after = (evaluated.receipts() != null) ? this.store.giveBack(evaluated.receipts().get(i))
-						: this.store.release(acquisitions.get(i));
+				Decision after = this.store.giveBack(receipt);
 				now = (after != null) ? after : decision;
 			}
 			catch (RuntimeException ex) {
@@ -329,42 +324,38 @@ final class RequestLimiter {
 	private List<RequestDecision.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow,
 			List<Acquisition> slots) {
 		List<Acquisition> acquisitions = acquisitions(request, shadow);
-		Evaluated evaluated = evaluate(shadow, acquisitions);
-		if (evaluated == null) {
+		List<Receipt> receipts = evaluate(shadow, acquisitions);
+		if (receipts == null) {
 			return List.of();
 		}
-		List<Decision> decisions = evaluated.decisions();
+		List<Decision> decisions = decisions(receipts);
+		boolean allAllowed = decisions.stream().allMatch(Decision::isAllowed);
 		for (int i = 0; i < shadow.size(); i++) {
-			boolean allowed = decisions.get(i).isAllowed();
-			this.recorder.decided(shadow.get(i).name(), allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.SHADOW_REJECTED);
+			Decision decision = decisions.get(i);
+			DecisionOutcome outcome = outcome(decision, receipts.get(i).place(), allAllowed);
+			this.recorder.decided(shadow.get(i).name(),
+					(outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
+			boolean allowed = decision.isAllowed();
 			if (!allowed) {
 				this.rejectionLog.rejected(shadow.get(i), acquisitions.get(i), true);
 			}
 		}
 		slots.addAll(slots(shadow, acquisitions, decisions));
-		return evaluated.deferred(shadow);
+		return deferred(shadow, receipts, decisions);
 	}
 
 	/**
-	 * Asks the store, one call that takes the tokens of every policy, all or nothing. When a policy counts
-	 * only some responses, the call returns receipts, by which {@link #complete} gives back what a
-	 * response that does not count still holds. Returns {@code null} when the store failed.
+	 * Asks the store: one call that takes the tokens of every policy, all or nothing, with a receipt for
+	 * each, by which {@link #complete} gives back what a response that does not count still holds.
+	 * Returns {@code null} when the store failed.
 	 */
-	private @Nullable Evaluated evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
+	private @Nullable List<Receipt> evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
 		if (policies.isEmpty()) {
-			return new Evaluated(List.of(), null);
+			return List.of();
 		}
 		long start = System.nanoTime();
 		try {
-			if (!anyCountsLater(policies)) {
-				return new Evaluated(this.store.tryAcquireAll(acquisitions), null);
-			}
-			List<Receipt> receipts = this.store.admitAll(acquisitions);
-			List<Decision> decisions = new ArrayList<>(receipts.size());
-			for (Receipt receipt : receipts) {
-				decisions.add(receipt.decision());
-			}
-			return new Evaluated(decisions, receipts);
+			return this.store.admitAll(acquisitions);
 		}
 		catch (RuntimeException ex) {
 			storeFailed(policies, ex);
@@ -375,6 +366,55 @@ final class RequestLimiter {
 		}
 	}
 
+	private static List<Decision> decisions(List<Receipt> receipts) {
+		if (receipts.size() == 1) {
+			return List.of(receipts.get(0).decision());
+		}
+		List<Decision> decisions = new ArrayList<>(receipts.size());
+		for (Receipt receipt : receipts) {
+			decisions.add(receipt.decision());
+		}
+		return decisions;
+	}
+
+	/**
+	 * What a policy did to a request: decided by the store, by its local fallback, or by
+	 * {@code on-failure} without a store (a receipt of an allowed decision that holds nothing, in a request
+	 * another policy rejected, was merely given back).
+	 */
+	private static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed) {
+		if (place == Receipt.Place.LOCAL) {
+			return decision.isAllowed() ? DecisionOutcome.LOCAL_ALLOWED : DecisionOutcome.LOCAL_REJECTED;
+		}
+		if (place == Receipt.Place.NOWHERE && (requestAllowed || !decision.isAllowed())) {
+			return decision.isAllowed() ? DecisionOutcome.FAILED_OPEN : DecisionOutcome.FAILED_CLOSED;
+		}
+		return !decision.isAllowed() ? DecisionOutcome.REJECTED
+				: (decision.waitNanos() > 0) ? DecisionOutcome.DELAYED : DecisionOutcome.ALLOWED;
+	}
+
+	/**
+	 * The attempts to settle once the response is known: those of the policies that count later, of an
+	 * allowed request (a rejected one holds nothing: all or nothing).
+	 */
+	private static List<RequestDecision.Deferred> deferred(List<RateLimitPolicy> policies, List<Receipt> receipts,
+			List<Decision> decisions) {
+		List<RequestDecision.Deferred> deferred = List.of();
+		for (int i = 0; i < policies.size(); i++) {
+			if (!decisions.get(i).isAllowed()) {
+				return List.of();
+			}
+			Receipt receipt = receipts.get(i);
+			if (policies.get(i).count() != CountMode.ALL && receipt.holdsCost()) {
+				if (deferred.isEmpty()) {
+					deferred = new ArrayList<>(policies.size());
+				}
+				deferred.add(new RequestDecision.Deferred(policies.get(i), receipt));
+			}
+		}
+		return deferred;
+	}
+
 	private static boolean anyShadow(List<RateLimitPolicy> policies) {
 		for (int i = 0; i < policies.size(); i++) {
 			if (policies.get(i).shadow()) {
@@ -382,41 +422,6 @@ final class RequestLimiter {
 			}
 		}
 		return false;
-	}
-
-	private static boolean anyCountsLater(List<RateLimitPolicy> policies) {
-		for (int i = 0; i < policies.size(); i++) {
-			if (policies.get(i).count() != CountMode.ALL) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * What the store answered: a decision per policy and, when a policy counts only some responses, the
-	 * receipts of all (in the same order).
-	 */
-	private record Evaluated(List<Decision> decisions, @Nullable List<Receipt> receipts) {
-
-		/** The attempts to settle once the response is known: those of the policies that count later. */
-		List<RequestDecision.Deferred> deferred(List<RateLimitPolicy> policies) {
-			if (this.receipts == null) {
-				return List.of();
-			}
-			List<RequestDecision.Deferred> deferred = List.of();
-			for (int i = 0; i < policies.size(); i++) {
-				Receipt receipt = this.receipts.get(i);
-				if (policies.get(i).count() != CountMode.ALL && receipt.holdsCost()) {
-					if (deferred.isEmpty()) {
-						deferred = new ArrayList<>(policies.size());
-					}
-					deferred.add(new RequestDecision.Deferred(policies.get(i), receipt));
-				}
-			}
-			return deferred;
-		}
-
 	}
 
 	private void storeFailed(List<RateLimitPolicy> policies, RuntimeException ex) {

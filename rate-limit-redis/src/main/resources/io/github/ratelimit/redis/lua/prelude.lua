@@ -165,3 +165,41 @@ local function gcra_release(key, now, p, cost)
   return decision(true, math.max(0, jdiv(tolerance - used, interval)), used, 0, 0, 0,
     gcra_next(used, tolerance, interval))
 end
+
+-- The buckets' give-back (Receipt): what an admitted acquisition still holds of the step it took, whose
+-- end (its tat, the mark) refill has not reached yet: held = clamp(mark - now, 0, cost * T) under the
+-- receipt's interval T, scaled to the interval the state holds now (a plan or a runtime change since):
+-- floor(held * T' / T). tat moves back by held, never before now, and keeps its interval: a give-back
+-- never moves a state to another limit, nor writes a missing key (a full bucket). Returns the
+-- microseconds given back.
+local function gcra_give_back(key, now, p, cost, mark)
+  local state = redis.call('GET', key)
+  if not state then
+    return 0
+  end
+  local tat, interval = string.match(state, '^(%-?%d+) (%d+)$')
+  if tat then
+    tat, interval = tonumber(tat), tonumber(interval)
+  else
+    tat, interval = tonumber(state), p.interval
+    if not tat then
+      return 0
+    end
+  end
+  local held = math.min(math.max(mark - now, 0), cost * p.interval)
+  if interval ~= p.interval then
+    -- As the state's move (gcra_read), in two parts so that the product stays small where it can.
+    local q = floordiv(held, p.interval)
+    held = q * interval + floordiv((held - q * p.interval) * interval, p.interval)
+  end
+  local new_tat = math.max(tat - held, now)
+  if new_tat >= tat then
+    return 0
+  end
+  if new_tat > now then
+    redis.call('SET', key, string.format(GCRA_FORMAT, new_tat, interval), 'PX', ttl_ms(new_tat - now))
+  else
+    redis.call('DEL', key)
+  end
+  return tat - new_tat
+end

@@ -40,5 +40,7 @@ ALGORITHMS['token-bucket'] = {
     return 2 * (new_tat - now)
   end,
 
-  release = gcra_release
+  release = gcra_release,
+
+  give_back = gcra_give_back
 }

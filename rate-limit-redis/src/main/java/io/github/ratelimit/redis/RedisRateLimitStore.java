@@ -539,17 +539,27 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	@Override
 	public @Nullable Decision giveBack(Receipt receipt) {
 		Acquisition acquisition = receipt.acquisition();
-		if (!receipt.holdsCost() || acquisition.cost() == 0 || isConcurrency(acquisition)) {
-			// Nothing held; a concurrency limit's slot comes back with its release.
-			return null;
-		}
-		if (receipt.place() == Receipt.Place.LOCAL) {
+		if (receipt.place() == Receipt.Place.LOCAL && receipt.holdsCost() && !isConcurrency(acquisition)) {
 			return this.localStore.giveBack(
 					new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE));
 		}
-		if (receipt.mark() == Receipt.NO_MARK) {
-			// Not a receipt of this store's: nothing to tell what is held.
-			return null;
+		giveBackInRedis(receipt);
+		return null;
+	}
+
+	/**
+	 * Sends a give-back of a receipt of Redis' (see {@link #giveBack(Receipt)}).
+	 * @param receipt any receipt
+	 * @return completed with what the script gave back (tokens, or a bucket's microseconds) once Redis
+	 * answered, with {@code 0} at once when nothing is held in Redis, with {@code -1} when the give-back
+	 * did not reach Redis; never exceptionally
+	 */
+	CompletableFuture<Long> giveBackInRedis(Receipt receipt) {
+		Acquisition acquisition = receipt.acquisition();
+		if (!receipt.holdsCost() || receipt.place() != Receipt.Place.STORE || receipt.mark() == Receipt.NO_MARK
+				|| acquisition.cost() == 0 || isConcurrency(acquisition)) {
+			// Nothing held in Redis; a concurrency limit's slot comes back with its release.
+			return CompletableFuture.completedFuture(0L);
 		}
 		this.rejections.drop(acquisition.limitId(), acquisition.key());
 		List<Acquisition> acquisitions = List.of(acquisition);
@@ -559,7 +569,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			this.giveBacksLost.increment();
 			logger.debug("Redis rate limit store did not give back " + redisKey(acquisition.limitId(), acquisition.key())
 					+ ": " + node.name() + " is failing; the attempt stays charged");
-			return null;
+			return CompletableFuture.completedFuture(-1L);
 		}
 		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, ServerClock.NONE, NO_DEADLINE,
 				receipt.mark());
@@ -573,9 +583,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			reply = sendGiveBack(pending);
 		}
 		// Bounded as any call: a lost give-back is an error, the attempt stays charged.
-		reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS)
-			.whenComplete((part, failure) -> givenBack(node, pending, sent, part, failure));
-		return null;
+		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS)
+			.handle((part, failure) -> givenBack(node, pending, sent, part, failure));
 	}
 
 	/** A give-back sent on its own (coalescing off): without blocking, or on the compensation thread (Jedis). */
@@ -635,15 +644,18 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/** A give-back's outcome, on the client's (or the timer's) thread. */
-	private void givenBack(RedisNode node, Coalescer.Pending pending, long sent, @Nullable ReplyPart reply,
+	private long givenBack(RedisNode node, Coalescer.Pending pending, long sent, @Nullable ReplyPart reply,
 			@Nullable Throwable failure) {
 		Acquisition acquisition = pending.acquisitions.get(0);
-		if (failure == null && reply != null) {
+		if (failure == null && reply != null && reply.size() == 1) {
 			learnClock(node, sent, reply);
 			onAnswer(node);
 			// A rejection cached while the give-back was under way was answered before it ran.
 			this.rejections.drop(acquisition.limitId(), acquisition.key());
-			return;
+			return reply.get(0);
+		}
+		if (failure == null) {
+			failure = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
@@ -659,6 +671,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			logger.debug("Redis rate limit store could not give back " + redisKey(acquisition.limitId(), acquisition.key())
 					+ " on " + node.name() + "; the attempt stays charged", cause);
 		}
+		return -1;
 	}
 
 	/**

@@ -589,6 +589,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	/** A give-back sent on its own (coalescing off): without blocking, or on the compensation thread (Jedis). */
 	private CompletableFuture<ReplyPart> sendGiveBack(Coalescer.Pending pending) {
+		// A call of its own: its failure counts.
+		pending.batch = new Coalescer.Batch(1);
 		LuaScript script = this.scripts.forAcquisitions(pending.acquisitions);
 		byte[][] args = giveBackArgs(List.of(pending));
 		CompletableFuture<List<Long>> sent = this.runner.canSend() ? this.runner.send(script, pending.keys, args) : null;

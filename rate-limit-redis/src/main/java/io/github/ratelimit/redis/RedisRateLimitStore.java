@@ -109,6 +109,14 @@ import io.github.ratelimit.core.SharedPolicyOverrides;
  * it moved, reads the hash and forgets every rejection it keeps. A reset of a key moves the counter
  * too, so within that interval no instance keeps a rejection of a key that was reset elsewhere.
  * <p>
+ * <b>Give-backs</b> ({@link #admitAll(List)}, {@link #giveBack(Receipt)}, for {@code count: failures}). An
+ * admission takes its cost in the same script call as {@link #tryAcquireAll(List)}; each receipt's mark
+ * says where (a bucket's tat, a window's end or start, a log entry's timestamp, in the scripts'
+ * microseconds). A give-back runs the algorithm's {@code give_back} (driver.lua), which returns only
+ * what the attempt still holds under the limit in force, never creates a key nor moves a state to
+ * another limit; it is sent asynchronously, coalesced on lanes of its own, and drops this instance's
+ * kept rejection of the key. A give-back that fails leaves the attempt charged.
+ * <p>
  * <b>Concurrency limits</b> ({@link Algorithm#CONCURRENCY}). A key's requests in flight are leases in a
  * sorted set: one member per slot (an id unique to this store and request), scored with its expiry in
  * Redis' time ({@code leaseExpiry}, 5 s by default); a script drops the expired leases, counts the

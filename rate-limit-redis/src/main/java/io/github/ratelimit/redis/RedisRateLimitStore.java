@@ -112,10 +112,10 @@ import io.github.ratelimit.core.SharedPolicyOverrides;
  * <b>Give-backs</b> ({@link #admitAll(List)}, {@link #giveBack(Receipt)}, for {@code count: failures}). An
  * admission takes its cost in the same script call as {@link #tryAcquireAll(List)}; each receipt's mark
  * says where (a bucket's tat, a window's end or start, a log entry's timestamp, in the scripts'
- * microseconds). A give-back runs the algorithm's {@code give_back} (driver.lua), which returns only
- * what the attempt still holds under the limit in force, never creates a key nor moves a state to
- * another limit; it is sent asynchronously, coalesced on lanes of its own, and drops this instance's
- * kept rejection of the key. A give-back that fails leaves the attempt charged.
+ * microseconds). A give-back runs {@code give-back.lua} (after every algorithm, as the check does), which
+ * returns only what the attempt still holds under the limit in force, never creates a key nor moves a
+ * state to another limit; it is sent asynchronously, coalesced on lanes of its own, and drops this
+ * instance's kept rejection of the key. A give-back that fails leaves the attempt charged.
  * <p>
  * <b>Concurrency limits</b> ({@link Algorithm#CONCURRENCY}). A key's requests in flight are leases in a
  * sorted set: one member per slot (an id unique to this store and request), scored with its expiry in
@@ -147,7 +147,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private static final byte[] RELEASE = bytes("release");
 
-	/** Gives back what a receipt still holds (driver.lua): the acquisition's max wait carries the mark. */
+	/** Gives back what a receipt still holds (give-back.lua): the acquisition's max wait carries the mark. */
 	private static final byte[] GIVE_BACK = bytes("giveback");
 
 	/** Read-only: the check script, which writes nothing. */
@@ -599,7 +599,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	private CompletableFuture<ReplyPart> sendGiveBack(Coalescer.Pending pending) {
 		// A call of its own: its failure counts.
 		pending.batch = new Coalescer.Batch(1);
-		LuaScript script = this.scripts.forAcquisitions(pending.acquisitions);
+		LuaScript script = this.scripts.giveBack();
 		byte[][] args = giveBackArgs(List.of(pending));
 		CompletableFuture<List<Long>> sent = this.runner.canSend() ? this.runner.send(script, pending.keys, args) : null;
 		if (sent != null) {
@@ -626,16 +626,13 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		return reply;
 	}
 
-	/** Sends one script call for coalesced give-backs: the plain format, one acquisition each (see driver.lua). */
+	/** Sends one script call for coalesced give-backs, one acquisition each (see give-back.lua). */
 	private @Nullable CompletableFuture<List<Long>> sendGiveBacks(List<Coalescer.Pending> requests) {
-		List<Acquisition> all = new ArrayList<>(requests.size());
 		byte[][] keys = new byte[requests.size()][];
 		for (int i = 0; i < keys.length; i++) {
-			Coalescer.Pending pending = requests.get(i);
-			all.add(pending.acquisitions.get(0));
-			keys[i] = pending.keys[0];
+			keys[i] = requests.get(i).keys[0];
 		}
-		return this.runner.send(this.scripts.forAcquisitions(all), keys, giveBackArgs(requests));
+		return this.runner.send(this.scripts.giveBack(), keys, giveBackArgs(requests));
 	}
 
 	private byte[][] giveBackArgs(List<Coalescer.Pending> requests) {

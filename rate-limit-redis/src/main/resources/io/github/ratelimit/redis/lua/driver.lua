@@ -2,7 +2,7 @@
 -- KEYS: one state key per acquisition.
 -- ARGV[1]: the time in epoch microseconds, or '' for the server's TIME (production).
 -- ARGV[2]: 'acquire' (all or nothing: when one is rejected the others are given back, in the
---          same way as RateLimitStore#tryAcquireAll), 'release' or 'giveback' (below).
+--          same way as RateLimitStore#tryAcquireAll) or 'release'.
 -- ARGV[3]: a deadline in the server's time (epoch microseconds), or '' for none: the client gives
 --          up then and decides without Redis, so a call that runs later (Redis paused, busy,
 --          the command queued) changes nothing and returns { -1, now }.
@@ -157,17 +157,6 @@ end
 local acquisitions, err = read(1, 4, #KEYS)
 if not acquisitions then
   return redis.error_reply(err)
-end
--- Give-backs (RedisRateLimitStore#giveBack, coalesced): one acquisition each, whose max wait carries its
--- receipt's mark; returns per give-back what it gave back (tokens, or a bucket's microseconds), then now.
-if op == 'giveback' then
-  local reply = {}
-  for i, a in ipairs(acquisitions) do
-    local give_back = a.algorithm.give_back
-    reply[i] = give_back and give_back(a.key, now, a.p, a.cost, a.max_wait) or 0
-  end
-  reply[#reply + 1] = now
-  return reply
 end
 local decisions = decide(acquisitions, op == 'release')
 

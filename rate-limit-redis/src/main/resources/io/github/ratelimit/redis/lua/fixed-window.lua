@@ -50,28 +50,5 @@ ALGORITHMS['fixed-window'] = {
       reset = window_end - now
     end
     return decision(true, math.max(0, p.limit - count), reset, 0, 0, 0, reset)
-  end,
-
-  -- Gives back an admitted acquisition's cost (Receipt) while its window, whose end is the mark, lasts;
-  -- a window that has ended holds nothing any more. Returns the tokens given back.
-  give_back = function(key, now, p, cost, mark)
-    local state = redis.call('GET', key)
-    if not state then
-      return 0
-    end
-    local start, count, window_end = string.match(state, '^(%-?%d+) (%d+) ?(%-?%d*)$')
-    if not start then
-      return 0
-    end
-    start, count = tonumber(start), tonumber(count)
-    window_end = tonumber(window_end) or (start + p.period)
-    if window_end ~= mark or now >= window_end then
-      return 0
-    end
-    local given = math.min(cost, count)
-    if given > 0 then
-      fixed_window_write(key, now, start, count - given, window_end)
-    end
-    return given
   end
 }

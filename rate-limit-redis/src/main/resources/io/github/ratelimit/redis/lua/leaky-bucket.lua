@@ -42,7 +42,5 @@ ALGORITHMS['leaky-bucket'] = {
     return 2 * (new_tat - now)
   end,
 
-  release = gcra_release,
-
-  give_back = gcra_give_back
+  release = gcra_release
 }

@@ -134,34 +134,5 @@ ALGORITHMS['sliding-window-counter'] = {
     current = math.max(0, current - cost)
     counter_write(key, now, p.period, start, current, previous)
     return counter_decision(true, p, start, current, previous, now, cost, 0, 0)
-  end,
-
-  -- Gives back an admitted acquisition's cost (Receipt) from the window it was counted in, whose start is
-  -- the mark: the current one, or the previous one once the window rolled; nothing older. The state keeps
-  -- its period (a give-back never moves it to another limit). Returns the tokens given back.
-  give_back = function(key, now, p, cost, mark)
-    local state = redis.call('GET', key)
-    if not state then
-      return 0
-    end
-    local saved_start, saved_current, saved_previous, period = string.match(state, '^(%-?%d+) (%d+) (%d+) ?(%d*)$')
-    if not saved_start then
-      return 0
-    end
-    period = tonumber(period) or p.period
-    local start, current, previous = counter_roll(now, period, tonumber(saved_start), tonumber(saved_current),
-      tonumber(saved_previous))
-    local given = 0
-    if start == mark then
-      given = math.min(cost, current)
-      current = current - given
-    elseif start == mark + period then
-      given = math.min(cost, previous)
-      previous = previous - given
-    end
-    if given > 0 then
-      counter_write(key, now, period, start, current, previous)
-    end
-    return given
   end
 }

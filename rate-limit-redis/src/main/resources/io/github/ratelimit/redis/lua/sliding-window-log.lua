@@ -87,12 +87,5 @@ ALGORITHMS['sliding-window-log'] = {
       next = tonumber(redis.call('LINDEX', key, 0)) + p.period - now
     end
     return decision(true, math.max(0, p.limit - size), reset, 0, 0, 0, next)
-  end,
-
-  -- Gives back an admitted acquisition's entries (Receipt): up to cost entries of its timestamp, the
-  -- mark, that are still in the log; never the newest entries, which may be another request's. The
-  -- key keeps its TTL (at most longer than its entries need). Returns the entries removed.
-  give_back = function(key, now, p, cost, mark)
-    return redis.call('LREM', key, cost, int(mark))
   end
 }

@@ -40,7 +40,5 @@ ALGORITHMS['token-bucket'] = {
     return 2 * (new_tat - now)
   end,
 
-  release = gcra_release,
-
-  give_back = gcra_give_back
+  release = gcra_release
 }

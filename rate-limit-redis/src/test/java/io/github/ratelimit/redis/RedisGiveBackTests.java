@@ -249,13 +249,33 @@ class RedisGiveBackTests {
 	}
 
 	private static long scriptCalls() {
-		long calls = 0;
-		for (String line : redis.commands().info("commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-				calls += Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"));
-			}
+		return CoalescingTests.scriptCalls(redis.port());
+	}
+
+	/** Give-backs that arrive together go in shared script calls, each exact. */
+	@Test
+	void giveBacksArrivingTogetherShareScriptCalls() throws Exception {
+		RedisRateLimitStore store = store(standalone(), false);
+		Acquisition acquisition = new Acquisition("login", limit(Algorithm.SLIDING_WINDOW_COUNTER, 64), "alice", 1);
+		List<List<Receipt>> admitted = admitInParallel(64, (i) -> List.of(acquisition), store);
+		assertThat(admitted).hasSize(64);
+		long before = scriptCalls();
+		CountDownLatch go = new CountDownLatch(1);
+		List<Future<Long>> given = new ArrayList<>();
+		for (List<Receipt> receipts : admitted) {
+			given.add(this.threads.submit(() -> {
+				go.await();
+				return store.giveBackInRedis(receipts.get(0)).get(5, TimeUnit.SECONDS);
+			}));
 		}
-		return calls;
+		go.countDown();
+		for (Future<Long> future : given) {
+			assertThat(future.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+		}
+		long calls = scriptCalls() - before;
+		System.out.println("Give-backs, standalone: 64 give-backs in " + calls + " script calls");
+		assertThat(calls).isLessThan(64);
+		assertThat(store.peek(acquisition).remaining()).isEqualTo(64);
 	}
 
 	/** on-failure: local takes the cost in the local store, and the give-back returns it there, with its mark. */

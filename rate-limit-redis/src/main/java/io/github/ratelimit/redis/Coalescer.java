@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Receipt;
 
 /**
  * Coalesces decisions: while {@link #MAX_IN_FLIGHT} script calls are in flight on a lane (the
@@ -51,6 +52,9 @@ final class Coalescer {
 		/** The deadline as the script's argument ({@code ''} for none). */
 		final byte[] deadlineArg;
 
+		/** A give-back's receipt mark (its one acquisition); {@link Receipt#NO_MARK} for a decision. */
+		final long mark;
+
 		/** The request's part of the reply (see {@link #split}). */
 		final CompletableFuture<ReplyPart> reply = new CompletableFuture<>();
 
@@ -59,10 +63,15 @@ final class Coalescer {
 		volatile @Nullable Batch batch;
 
 		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg) {
+			this(acquisitions, keys, serverDeadline, deadlineArg, Receipt.NO_MARK);
+		}
+
+		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg, long mark) {
 			this.acquisitions = acquisitions;
 			this.keys = keys;
 			this.serverDeadline = serverDeadline;
 			this.deadlineArg = deadlineArg;
+			this.mark = mark;
 		}
 
 	}
@@ -198,8 +207,8 @@ final class Coalescer {
 	/**
 	 * Hands each request its part of a reply, a view of one array of the reply's integers (no copy). A call
 	 * of one request was sent in the plain format: its reply is the request's part, then the server time.
-	 * A batch reply has per request {@code -1} (past its deadline), one compact integer ({@code >= 0}), or
-	 * {@code -1 - n} and 8 integers per acquisition; then the server time.
+	 * A batch reply has per request {@code -1} (past its deadline), one compact integer ({@code >= 0}; for a
+	 * give-back, what it gave back), or {@code -1 - n} and 8 integers per acquisition; then the server time.
 	 */
 	static void split(List<Pending> requests, List<Long> reply) {
 		int size = reply.size();

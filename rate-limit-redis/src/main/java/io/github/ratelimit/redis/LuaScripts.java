@@ -15,7 +15,8 @@ import io.github.ratelimit.core.Algorithm;
  * The Lua scripts, one per {@link Algorithm} (found by its id: {@code lua/<id>.lua}) plus one that
  * holds them all for requests whose limits use different algorithms. Each script is the shared
  * prelude, the algorithm(s), and the driver that reads the arguments. A last one, {@code check.lua}
- * after every algorithm, checks budgets without writing; {@code lease-refresh.lua} refreshes the leases
+ * after every algorithm, checks budgets without writing; {@code give-back.lua}, after every algorithm too,
+ * gives back what receipts still hold; {@code lease-refresh.lua} refreshes the leases
  * of concurrency limits; {@code lone-bucket.lua}, on its own, acquires a request's one acquisition of a
  * bucket (the common request) without defining the prelude's functions. Immutable.
  */
@@ -29,15 +30,18 @@ final class LuaScripts {
 
 	private final LuaScript check;
 
+	private final LuaScript giveBack;
+
 	private final LuaScript leaseRefresh;
 
 	private final LuaScript loneBucket;
 
-	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check,
+	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check, LuaScript giveBack,
 			LuaScript leaseRefresh, LuaScript loneBucket) {
 		this.byAlgorithm = byAlgorithm;
 		this.combined = combined;
 		this.check = check;
+		this.giveBack = giveBack;
 		this.leaseRefresh = leaseRefresh;
 		this.loneBucket = loneBucket;
 	}
@@ -58,7 +62,8 @@ final class LuaScripts {
 			all.append(source);
 		}
 		return new LuaScripts(byAlgorithm, LuaScript.of("combined", all + driver),
-				LuaScript.of("check", all + read("check.lua")), LuaScript.of("lease-refresh", read("lease-refresh.lua")),
+				LuaScript.of("check", all + read("check.lua")), LuaScript.of("give-back", all + read("give-back.lua")),
+				LuaScript.of("lease-refresh", read("lease-refresh.lua")),
 				LuaScript.of("lone-bucket", read("lone-bucket.lua")));
 	}
 
@@ -97,6 +102,7 @@ final class LuaScripts {
 		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
 		all.add(this.combined);
 		all.add(this.check);
+		all.add(this.giveBack);
 		all.add(this.leaseRefresh);
 		all.add(this.loneBucket);
 		return all;
@@ -109,6 +115,11 @@ final class LuaScripts {
 	/** The read-only script that checks acquisitions of any algorithms without taking anything. */
 	LuaScript check() {
 		return this.check;
+	}
+
+	/** Gives back what receipts still hold, of any algorithms ({@code give-back.lua}). */
+	LuaScript giveBack() {
+		return this.giveBack;
 	}
 
 	/** Refreshes the leases of concurrency limits an instance holds ({@code lease-refresh.lua}). */

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -42,6 +43,7 @@ import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.core.SharedPolicyOverrides;
 
 /**
@@ -107,6 +109,14 @@ import io.github.ratelimit.core.SharedPolicyOverrides;
  * it moved, reads the hash and forgets every rejection it keeps. A reset of a key moves the counter
  * too, so within that interval no instance keeps a rejection of a key that was reset elsewhere.
  * <p>
+ * <b>Give-backs</b> ({@link #admitAll(List)}, {@link #giveBack(Receipt)}, for {@code count: failures}). An
+ * admission takes its cost in the same script call as {@link #tryAcquireAll(List)}; each receipt's mark
+ * says where (a bucket's tat, a window's end or start, a log entry's timestamp, in the scripts'
+ * microseconds). A give-back runs {@code give-back.lua} (after every algorithm, as the check does), which
+ * returns only what the attempt still holds under the limit in force, never creates a key nor moves a
+ * state to another limit; it is sent asynchronously, coalesced on lanes of its own, and drops this
+ * instance's kept rejection of the key. A give-back that fails leaves the attempt charged.
+ * <p>
  * <b>Concurrency limits</b> ({@link Algorithm#CONCURRENCY}). A key's requests in flight are leases in a
  * sorted set: one member per slot (an id unique to this store and request), scored with its expiry in
  * Redis' time ({@code leaseExpiry}, 5 s by default); a script drops the expired leases, counts the
@@ -136,6 +146,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	private static final Duration MIN_LEASE_EXPIRY = Duration.ofMillis(100);
 
 	private static final byte[] RELEASE = bytes("release");
+
+	/** Gives back what a receipt still holds (give-back.lua): the acquisition's max wait carries the mark. */
+	private static final byte[] GIVE_BACK = bytes("giveback");
 
 	/** Read-only: the check script, which writes nothing. */
 	private static final byte[] CHECK = bytes("check");
@@ -220,6 +233,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private final Coalescer coalescer;
 
+	/** Coalesces give-backs as {@link #coalescer} does decisions, on lanes of their own. */
+	private final Coalescer giveBacks;
+
+	private final LongAdder giveBacksLost = new LongAdder();
+
 	private final RedisOverrides overrides;
 	private final long leaseExpiryNanos;
 
@@ -264,6 +282,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		// A test's clock jumps; the cache counts real time: no cache then.
 		this.coalescing = builder.coalescing;
 		this.coalescer = new Coalescer(this::sendBatch, this.timeoutNanos, Coalescer.MAX_IN_FLIGHT);
+		this.giveBacks = new Coalescer(this::sendGiveBacks, this.timeoutNanos, Coalescer.MAX_IN_FLIGHT);
 		this.rejections = new RejectionCache((builder.nowMicros != null) ? 0 : builder.rejectionCacheMaxAge.toNanos());
 		this.overrides = new RedisOverrides(builder.connectionFactory, builder.keyPrefix, builder.overridesPollInterval,
 				this.rejections::clear);
@@ -318,7 +337,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		if (lease.where == Lease.LOCAL) {
 			return this.localStore.release(acquisition);
 		}
-		return decide(List.of(acquisition), RELEASE, deadline, new Lease[] { lease }).get(0);
+		return decide(List.of(acquisition), RELEASE, deadline, new Lease[] { lease }, null).get(0);
 	}
 
 	/**
@@ -473,6 +492,270 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			}
 		}
 		return decisions;
+	}
+
+	/**
+	 * Takes tokens from several budgets, all or nothing, as {@link #tryAcquireAll(List)} does (the same
+	 * script calls), with a receipt per acquisition whose mark is computed from its decision and the time
+	 * the script read (see {@link #mark}). A receipt says where the cost was taken: {@code STORE} when Redis
+	 * decided, {@code LOCAL} when the local store did ({@code on-failure: local}, with that store's receipt
+	 * and mark), {@code NOWHERE} when {@code on-failure: allow} let the request through or the request was
+	 * rejected (nothing is held). Concurrency limits keep no mark: their slots come back with their release.
+	 */
+	@Override
+	public List<Receipt> admitAll(List<Acquisition> acquisitions) {
+		long deadline = deadline();
+		if (acquisitions.size() <= 1 || !this.clustered || sameSlot(acquisitions)) {
+			Admission admission = new Admission();
+			return receipts(acquisitions, decide(acquisitions, ACQUIRE, deadline, admission), admission);
+		}
+		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
+		boolean rejected = false;
+		for (Acquisition acquisition : acquisitions) {
+			Admission admission = new Admission();
+			List<Acquisition> one = List.of(acquisition);
+			Receipt receipt = receipts(one, decide(one, ACQUIRE, deadline, admission), admission).get(0);
+			receipts.add(receipt);
+			rejected |= !receipt.decision().isAllowed();
+		}
+		if (rejected) {
+			// Compensation (see tryAcquireAll), each where it was taken; nothing is held afterwards.
+			for (int i = 0; i < receipts.size(); i++) {
+				Receipt receipt = receipts.get(i);
+				Acquisition acquisition = receipt.acquisition();
+				Decision decision = receipt.decision();
+				if (receipt.holdsCost()) {
+					// A concurrency limit's release finds where its slot was taken on its own (its lease).
+					decision = (receipt.place() == Receipt.Place.LOCAL && !isConcurrency(acquisition))
+							? this.localStore.release(acquisition) : release(acquisition, deadline);
+				}
+				receipts.set(i, new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
+			}
+		}
+		return receipts;
+	}
+
+	/**
+	 * Gives back what an admitted acquisition still holds (see {@link Receipt}) without waiting: taken in
+	 * Redis, a give-back script call is sent asynchronously, coalesced with others of its lane as decisions
+	 * are, and this method returns {@code null} at once; taken in the local store, that store gives back.
+	 * This instance's cached rejection of the key is dropped at once (and again when Redis answered); other
+	 * instances keep theirs at most their rejection cache's age. A give-back that fails, times out or meets
+	 * an open breaker leaves the attempt charged (never generous): it is logged at debug, and a failed call
+	 * is counted in {@link #errors()} and by the node's breaker as any call.
+	 */
+	@Override
+	public @Nullable Decision giveBack(Receipt receipt) {
+		Acquisition acquisition = receipt.acquisition();
+		if (receipt.place() == Receipt.Place.LOCAL && receipt.holdsCost() && !isConcurrency(acquisition)) {
+			return this.localStore.giveBack(
+					new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE));
+		}
+		giveBackInRedis(receipt);
+		return null;
+	}
+
+	/**
+	 * Sends a give-back of a receipt of Redis' (see {@link #giveBack(Receipt)}).
+	 * @param receipt any receipt
+	 * @return completed with what the script gave back (tokens, or a bucket's microseconds) once Redis
+	 * answered, with {@code 0} at once when nothing is held in Redis, with {@code -1} when the give-back
+	 * did not reach Redis; never exceptionally
+	 */
+	CompletableFuture<Long> giveBackInRedis(Receipt receipt) {
+		Acquisition acquisition = receipt.acquisition();
+		if (!receipt.holdsCost() || receipt.place() != Receipt.Place.STORE || receipt.mark() == Receipt.NO_MARK
+				|| acquisition.cost() == 0 || isConcurrency(acquisition)) {
+			// Nothing held in Redis; a concurrency limit's slot comes back with its release.
+			return CompletableFuture.completedFuture(0L);
+		}
+		this.rejections.drop(acquisition.limitId(), acquisition.key());
+		List<Acquisition> acquisitions = List.of(acquisition);
+		byte[][] keys = keys(acquisitions);
+		RedisNode node = node(keys[0]);
+		if (!node.breaker().tryPass()) {
+			this.giveBacksLost.increment();
+			logger.debug("Redis rate limit store did not give back " + redisKey(acquisition.limitId(), acquisition.key())
+					+ ": " + node.name() + " is failing; the attempt stays charged");
+			return CompletableFuture.completedFuture(-1L);
+		}
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, ServerClock.NONE, NO_DEADLINE,
+				receipt.mark());
+		long sent = System.nanoTime();
+		CompletableFuture<ReplyPart> reply;
+		if (this.coalescing && this.runner.canSend()) {
+			this.giveBacks.submit(this.clustered ? ClusterSlotHashUtil.calculateSlot(keys[0]) : 0, pending);
+			reply = pending.reply;
+		}
+		else {
+			reply = sendGiveBack(pending);
+		}
+		// Bounded as any call: a lost give-back is an error, the attempt stays charged.
+		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS)
+			.handle((part, failure) -> givenBack(node, pending, sent, part, failure));
+	}
+
+	/** A give-back sent on its own (coalescing off): without blocking, or on the compensation thread (Jedis). */
+	private CompletableFuture<ReplyPart> sendGiveBack(Coalescer.Pending pending) {
+		// A call of its own: its failure counts.
+		pending.batch = new Coalescer.Batch(1);
+		LuaScript script = this.scripts.giveBack();
+		byte[][] args = giveBackArgs(List.of(pending));
+		CompletableFuture<List<Long>> sent = this.runner.canSend() ? this.runner.send(script, pending.keys, args) : null;
+		if (sent != null) {
+			return sent.thenApply(ReplyPart::of);
+		}
+		CompletableFuture<ReplyPart> reply = new CompletableFuture<>();
+		try {
+			this.compensator.execute(() -> {
+				try {
+					reply.complete(ReplyPart.of(
+							this.runner.run(script, pending.keys, args, System.nanoTime() + this.timeoutNanos, null)));
+				}
+				catch (Exception ex) {
+					if (ex instanceof InterruptedException) {
+						Thread.currentThread().interrupt();
+					}
+					reply.completeExceptionally(ex);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			reply.completeExceptionally(ex);
+		}
+		return reply;
+	}
+
+	/** Sends one script call for coalesced give-backs, one acquisition each (see give-back.lua). */
+	private @Nullable CompletableFuture<List<Long>> sendGiveBacks(List<Coalescer.Pending> requests) {
+		byte[][] keys = new byte[requests.size()][];
+		for (int i = 0; i < keys.length; i++) {
+			keys[i] = requests.get(i).keys[0];
+		}
+		return this.runner.send(this.scripts.giveBack(), keys, giveBackArgs(requests));
+	}
+
+	private byte[][] giveBackArgs(List<Coalescer.Pending> requests) {
+		byte[][] args = new byte[3 + 7 * requests.size()][];
+		args[0] = (this.nowMicros != null) ? number(this.nowMicros.getAsLong()) : SERVER_TIME;
+		args[1] = GIVE_BACK;
+		// A late give-back is harmless: it gives back only what is still held when it runs.
+		args[2] = NO_DEADLINE;
+		int i = 3;
+		for (Coalescer.Pending pending : requests) {
+			i = acquisitionArgs(args, i, pending.acquisitions.get(0), GIVE_BACK, null);
+			// The max wait's place carries the mark.
+			args[i - 5] = number(pending.mark);
+		}
+		return args;
+	}
+
+	/** A give-back's outcome, on the client's (or the timer's) thread. */
+	private long givenBack(RedisNode node, Coalescer.Pending pending, long sent, @Nullable ReplyPart reply,
+			@Nullable Throwable failure) {
+		Acquisition acquisition = pending.acquisitions.get(0);
+		if (failure == null && reply != null && reply.size() == 1) {
+			learnClock(node, sent, reply);
+			onAnswer(node);
+			// A rejection cached while the give-back was under way was answered before it ran.
+			this.rejections.drop(acquisition.limitId(), acquisition.key());
+			return reply.get(0);
+		}
+		if (failure == null) {
+			failure = new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+		}
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		// Still waiting for its lane: never sent now.
+		pending.abandoned = true;
+		this.giveBacksLost.increment();
+		Coalescer.Batch batch = pending.batch;
+		if (batch != null && batch.countFailure()) {
+			// Once per call, as decisions count theirs.
+			onError(node, (cause instanceof Exception ex) ? ex : new IllegalStateException(cause));
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Redis rate limit store could not give back " + redisKey(acquisition.limitId(), acquisition.key())
+					+ " on " + node.name() + "; the attempt stays charged", cause);
+		}
+		return -1;
+	}
+
+	/**
+	 * Receipts of one decided request (one script call, or on-failure).
+	 */
+	private List<Receipt> receipts(List<Acquisition> acquisitions, List<Decision> decisions, Admission admission) {
+		boolean allowed = true;
+		for (Decision decision : decisions) {
+			allowed &= decision.isAllowed();
+		}
+		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
+		List<Receipt> local = admission.local;
+		for (int i = 0; i < acquisitions.size(); i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			Decision decision = decisions.get(i);
+			if (!allowed || admission.place == Receipt.Place.NOWHERE) {
+				// Rejected (all or nothing: what was taken was given back), or allowed without a store.
+				receipts.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
+			}
+			else if (local != null) {
+				Receipt theirs = local.get(i);
+				receipts.add(new Receipt(acquisition, decision, theirs.mark(),
+						theirs.holdsCost() ? Receipt.Place.LOCAL : Receipt.Place.NOWHERE));
+			}
+			else {
+				receipts.add(new Receipt(acquisition, decision, mark(acquisition, decision, admission.now),
+						Receipt.Place.STORE));
+			}
+		}
+		return receipts;
+	}
+
+	/**
+	 * Where an admitted acquisition took its cost, in the scripts' time (epoch microseconds), from its
+	 * decision's reset and the time the script read: the tat it wrote (buckets), its window's end (fixed
+	 * window), its entries' timestamp (log), its window's start (window counter; {@code reset} is
+	 * {@code overlap + period} once the window counts anything).
+	 * @param acquisition an admitted acquisition of a cost above zero
+	 * @param decision Redis' decision on it
+	 * @param now the time the script read
+	 * @return the mark; {@link Receipt#NO_MARK} for a concurrency limit or a cost of zero
+	 */
+	static long mark(Acquisition acquisition, Decision decision, long now) {
+		Limit limit = acquisition.limit();
+		long reset = decision.resetNanos() / 1000;
+		if (acquisition.cost() == 0) {
+			return Receipt.NO_MARK;
+		}
+		return switch (limit.algorithm()) {
+			case TOKEN_BUCKET, LEAKY_BUCKET, FIXED_WINDOW -> now + reset;
+			case SLIDING_WINDOW_LOG -> now + reset - micros(limit.period().toNanos());
+			case SLIDING_WINDOW_COUNTER -> now + reset - 2 * micros(limit.period().toNanos());
+			case CONCURRENCY -> Receipt.NO_MARK;
+		};
+	}
+
+	/** What a decision tells {@link #admitAll} besides the decisions. */
+	private static final class Admission {
+
+		/** Where the decisions were made: Redis, or nowhere (on-failure allow or deny). */
+		Receipt.Place place = Receipt.Place.STORE;
+
+		/** The time the script read (epoch microseconds), when Redis decided. */
+		long now;
+
+		/** The local store's receipts, when it decided (on-failure local). */
+		@Nullable List<Receipt> local;
+
+	}
+
+	/**
+	 * Returns how many give-backs did not reach Redis (a failed or late call, an open breaker): their
+	 * attempts stay charged.
+	 * @return the count
+	 */
+	long giveBacksLost() {
+		return this.giveBacksLost.sum();
 	}
 
 	/**
@@ -671,8 +954,16 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline) {
+		return decide(acquisitions, op, deadline, (Admission) null);
+	}
+
+	/**
+	 * Decides with Redis, or on-failure.
+	 * @param admission when not {@code null}, told where the decisions were made (for receipts)
+	 */
+	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline, @Nullable Admission admission) {
 		if (op != ACQUIRE || !anyConcurrency(acquisitions)) {
-			return decide(acquisitions, op, deadline, null);
+			return decide(acquisitions, op, deadline, null, admission);
 		}
 		Lease[] leases = new Lease[acquisitions.size()];
 		for (int i = 0; i < leases.length; i++) {
@@ -684,7 +975,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				this.leases.put(new Identity(acquisition), leases[i]);
 			}
 		}
-		List<Decision> decisions = decide(acquisitions, op, deadline, leases);
+		List<Decision> decisions = decide(acquisitions, op, deadline, leases, admission);
 		boolean allowed = decisions.stream().allMatch(Decision::isAllowed);
 		for (int i = 0; i < leases.length; i++) {
 			if (leases[i] != null && !allowed) {
@@ -699,8 +990,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * Decides with Redis, or on-failure.
 	 * @param leases per acquisition, the lease of a concurrency limit (else {@code null}); {@code null}
 	 * when none is of a concurrency limit
+	 * @param admission when not {@code null}, told where the decisions were made and the time Redis read
 	 */
-	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline, Lease @Nullable [] leases) {
+	private List<Decision> decide(List<Acquisition> acquisitions, byte[] op, long deadline, Lease @Nullable [] leases,
+			@Nullable Admission admission) {
 		// Never for a concurrency limit (RejectionCache#applies): its slots come back when requests end.
 		boolean cacheable = op == ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0));
 		if (cacheable) {
@@ -713,7 +1006,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		byte[][] keys = keys(acquisitions);
 		RedisNode node = node(keys[0]);
 		if (!node.breaker().tryPass()) {
-			return fallback(acquisitions, op, leases);
+			return fallback(acquisitions, op, leases, admission);
 		}
 		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
 		// tokens taken anyway is given back. A late release or check is harmless.
@@ -731,7 +1024,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
 					: ReplyPart.of(this.runner.run(acquire ? this.scripts.forAcquire(acquisitions) : script, keys,
 							args(acquisitions, op, deadlineArg(serverDeadline), leases), deadline,
-							acquire ? (late) -> giveBack(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
+							acquire ? (late) -> giveBackLate(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
 			learnClock(node, sent, reply);
 			if (reply.isPastDeadline()) {
 				throw new TimeoutException("Redis ran the call after its deadline");
@@ -739,16 +1032,19 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 		catch (CountedElsewhere ex) {
 			// Another request of the same coalesced call reported its failure: once per call, not per request.
-			return fallback(acquisitions, op, leases);
+			return fallback(acquisitions, op, leases, admission);
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}
 			onError(node, ex);
-			return fallback(acquisitions, op, leases);
+			return fallback(acquisitions, op, leases, admission);
 		}
 		onAnswer(node);
+		if (admission != null) {
+			admission.now = reply.serverTime();
+		}
 		List<Decision> decisions = decisions(acquisitions, reply);
 		if (cacheable && !decisions.get(0).isAllowed()) {
 			this.rejections.put(acquisitions.get(0), decisions.get(0), sent);
@@ -769,7 +1065,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			pending.abandoned = true;
-			pending.reply.thenAccept((late) -> giveBack(node, script, keys, acquisitions, null, late));
+			pending.reply.thenAccept((late) -> giveBackLate(node, script, keys, acquisitions, null, late));
 			Coalescer.Batch batch = pending.batch;
 			if (batch == null || !batch.countFailure()) {
 				// Never sent (its lane was busy) or its call's failure is counted by another request.
@@ -980,7 +1276,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * deadline and took tokens, give them back, so that Redis keeps only what answered requests spent.
 	 * Runs on the client's thread: the release is queued for the compensation thread.
 	 */
-	private void giveBack(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
+	private void giveBackLate(RedisNode node, LuaScript script, byte[][] keys, List<Acquisition> acquisitions,
 			Lease @Nullable [] leases, ReplyPart reply) {
 		if (!reply.tookTokens(acquisitions.size())) {
 			// Past its deadline, rejected (all or nothing: nothing is held), or an odd reply.
@@ -1178,7 +1474,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 	}
 
-	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op, Lease @Nullable [] leases) {
+	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op, Lease @Nullable [] leases,
+			@Nullable Admission admission) {
 		this.fallbacks.increment();
 		if (leases != null) {
 			// A slot on-failure grants is not in Redis: given back to the local store, or nowhere.
@@ -1197,8 +1494,17 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			if (release) {
 				return List.of(this.localStore.release(acquisitions.get(0)));
 			}
+			if (admission != null) {
+				// The local store's receipts, with its own marks: a give-back goes there.
+				List<Receipt> receipts = this.localStore.admitAll(acquisitions);
+				admission.local = receipts;
+				return receipts.stream().map(Receipt::decision).toList();
+			}
 			return (acquisitions.size() == 1) ? List.of(this.localStore.tryAcquire(acquisitions.get(0)))
 					: this.localStore.tryAcquireAll(acquisitions);
+		}
+		if (admission != null) {
+			admission.place = Receipt.Place.NOWHERE;
 		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());
 		for (Acquisition acquisition : acquisitions) {

@@ -24,6 +24,7 @@ import io.github.ratelimit.core.BareState;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.Receipt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -34,7 +35,9 @@ import static org.assertj.core.api.Assertions.within;
  * on randomised request sequences (fixed seeds) at the same microsecond-aligned times: single
  * acquisitions with and without a maximum wait, releases, and all-or-nothing acquisitions of several
  * limits in one script call, checked against {@link RateLimitStore#tryAcquireAll(List)}'s default, and
- * read-only checks of one or several limits (which must leave every key as it was).
+ * read-only checks of one or several limits (which must leave every key as it was). Give-backs of
+ * receipts agree with their Java definition ({@link GiveBack}, the one the in-process store implements),
+ * state by state.
  * <p>
  * Redis expires keys on its own, real, clock; the test's clock jumps. With a test clock the scripts
  * give keys an extra hour, so the test reads each key's TTL after every call that wrote it (there
@@ -194,6 +197,290 @@ class ScriptAgreementTests {
 					within(1_000L));
 		}
 		assertThat(moved).isGreaterThan(100);
+	}
+
+	/**
+	 * Give-backs of receipts, on random sequences of admissions (coalesced or single calls), other requests'
+	 * acquisitions, time passing and plan changes (the key's limit alternates between two limits of another
+	 * interval or period): each admission's mark is where its cost sits in the state, and each give-back
+	 * leaves the state exactly as the Java definition computes from the state before it.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+	void giveBacksAgreeWithTheirJavaDefinition(Algorithm algorithm) {
+		Map<String, Integer> seen = new TreeMap<>();
+		for (int sequence = 0; sequence < SEQUENCES; sequence++) {
+			Random random = new Random(13_000L + 31L * sequence + algorithm.ordinal());
+			Limit first = randomLimit(algorithm, random);
+			List<Limit> plans = List.of(first, otherPlan(first, random));
+			List<Receipt> held = new ArrayList<>();
+			long micros = 1_767_225_600_000_000L + random.nextInt(1_000_000_000);
+			List<String> history = new ArrayList<>();
+			for (int step = 0; step < STEPS; step++) {
+				Limit limit = plans.get((random.nextInt(4) == 0) ? 1 : 0);
+				micros += advance(random, limit) / ((random.nextInt(3) == 0) ? 1 : 8);
+				this.now.set(micros);
+				String key = "k" + random.nextInt(2);
+				int op = random.nextInt(10);
+				if (op < 5) {
+					long cost = 1 + ((random.nextInt(3) == 0) ? random.nextInt((int) Math.min(limit.limit(), limit.burst())) : 0);
+					Acquisition acquisition = new Acquisition("g" + sequence, limit, key, cost);
+					RedisRateLimitStore store = random.nextBoolean() ? this.store : this.single;
+					Receipt receipt = store.admitAll(List.of(acquisition)).get(0);
+					history.add("t=" + micros + " admit " + describe(acquisition) + " -> " + receipt);
+					if (receipt.holdsCost()) {
+						assertThat(receipt.place()).isEqualTo(Receipt.Place.STORE);
+						assertThat(GiveBack.markOf(algorithm, state(acquisition))).as("the mark of %s", receipt)
+							.isEqualTo(receipt.mark());
+						held.add(receipt);
+						seen.merge("admitted", 1, Integer::sum);
+					}
+					else {
+						assertThat(receipt.place()).isEqualTo(Receipt.Place.NOWHERE);
+					}
+				}
+				else if (op < 9 && !held.isEmpty()) {
+					Receipt receipt = held.remove(random.nextInt(held.size()));
+					Acquisition acquisition = receipt.acquisition();
+					Object before = state(acquisition);
+					GiveBack expected = GiveBack.of(algorithm, before, micros, acquisition.limit(), acquisition.cost(),
+							receipt.mark());
+					RedisRateLimitStore store = random.nextBoolean() ? this.store : this.single;
+					long given = store.giveBackInRedis(receipt).join();
+					String what = "t=" + micros + " give back " + receipt + " from " + before;
+					history.add(what + " -> " + given);
+					if (given != expected.given() || !java.util.Objects.equals(state(acquisition), expected.state())) {
+						fail("Sequence " + sequence + " of " + algorithm + " " + plans + " disagrees at step " + step + ": "
+								+ what + "\n  java:  " + expected + "\n  redis: " + given + " " + state(acquisition)
+								+ "\nhistory:\n  "
+								+ String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size())));
+					}
+					seen.merge((given > 0) ? "given" : "nothingHeld", 1, Integer::sum);
+					if (!acquisition.limit().equals(limit)) {
+						seen.merge("otherPlan", 1, Integer::sum);
+					}
+					if (given > 0 && given < acquisition.cost() * ((algorithm.hasBurst() ? acquisition.limit().emissionIntervalNanos() / 1000 : 1))) {
+						seen.merge("partly", 1, Integer::sum);
+					}
+				}
+				else {
+					// Another request, which moves the state to its limit when that changed.
+					Acquisition other = new Acquisition("g" + sequence, limit, key, 1);
+					history.add("t=" + micros + " acquire " + describe(other) + " -> " + this.single.tryAcquire(other));
+				}
+			}
+		}
+		assertThat(seen).containsKeys("admitted", "given", "nothingHeld", "otherPlan");
+		if (algorithm.hasBurst()) {
+			assertThat(seen).containsKey("partly");
+		}
+	}
+
+	/** Nothing is given back of a fixed window that has ended, even to the next window of the same key. */
+	@Test
+	void aFixedWindowThatRolledOverHoldsNothing() {
+		Limit limit = Limit.builder().algorithm(Algorithm.FIXED_WINDOW).limit(3).period(Duration.ofSeconds(1)).build();
+		this.now.set(1_767_225_600_000_000L);
+		Receipt receipt = this.single.admitAll(List.of(new Acquisition("fw", limit, "k", 2))).get(0);
+		this.now.addAndGet(1_000_000);
+		assertThat(this.single.tryAcquire(new Acquisition("fw", limit, "k", 3)).isAllowed()).isTrue();
+		Object before = state(receipt.acquisition());
+		assertThat(this.single.giveBackInRedis(receipt).join()).isZero();
+		assertThat(state(receipt.acquisition())).isEqualTo(before);
+		assertThat(this.single.tryAcquire(new Acquisition("fw", limit, "k", 1)).isAllowed()).isFalse();
+	}
+
+	/** A log gives back the attempt's own entries, not the newer ones of another request. */
+	@Test
+	void aLogGivesBackItsOwnEntriesNotAnotherRequests() {
+		Limit limit = Limit.builder().algorithm(Algorithm.SLIDING_WINDOW_LOG).limit(4).period(Duration.ofSeconds(10)).build();
+		long start = 1_767_225_600_000_000L;
+		this.now.set(start);
+		Receipt mine = this.single.admitAll(List.of(new Acquisition("log", limit, "k", 2))).get(0);
+		this.now.set(start + 3_000_000);
+		assertThat(this.single.tryAcquire(new Acquisition("log", limit, "k", 2)).isAllowed()).isTrue();
+		assertThat(mine.mark()).isEqualTo(start);
+		assertThat(this.single.giveBackInRedis(mine).join()).isEqualTo(2);
+		String key = this.store.redisKey("log", "k");
+		assertThat(redis.commands().lrange(key, 0, -1)).containsExactly(Long.toString(start + 3_000_000),
+				Long.toString(start + 3_000_000));
+		// Given back twice: nothing more.
+		assertThat(this.single.giveBackInRedis(mine).join()).isZero();
+	}
+
+	/**
+	 * A bucket gives back only the part of the step that refill has not restored yet, a cost above 1 as
+	 * well, and under a changed limit that part scaled to the interval in force.
+	 */
+	@Test
+	void aBucketGivesBackWhatRefillHasNotRestored() {
+		Limit limit = Limit.builder().limit(4).period(Duration.ofSeconds(4)).build();
+		String key = this.store.redisKey("tb", "k");
+		long start = 1_767_225_600_000_000L;
+		this.now.set(start);
+		Receipt receipt = this.single.admitAll(List.of(new Acquisition("tb", limit, "k", 3))).get(0);
+		assertThat(receipt.mark()).isEqualTo(start + 3_000_000);
+		this.now.set(start + 500_000);
+		assertThat(this.single.tryAcquire(new Acquisition("tb", limit, "k", 1)).isAllowed()).isTrue();
+		this.now.set(start + 1_250_000);
+		// 1.25 s of the 3 s step refilled: 1.75 s held; the other request's second stays taken.
+		assertThat(this.single.giveBackInRedis(receipt).join()).isEqualTo(1_750_000);
+		assertThat(redis.commands().get(key)).isEqualTo((start + 2_250_000) + " 1000000");
+		this.now.set(start + 2_000_000);
+		Receipt second = this.single.admitAll(List.of(new Acquisition("tb", limit, "k", 2))).get(0);
+		assertThat(second.mark()).isEqualTo(start + 4_250_000);
+		// Twice the rate since (interval 0.5 s): 2.25 s spent become 1.125 s, then 0.5 s more.
+		Limit faster = Limit.builder().limit(8).period(Duration.ofSeconds(4)).build();
+		assertThat(this.single.tryAcquire(new Acquisition("tb", faster, "k", 1)).isAllowed()).isTrue();
+		assertThat(redis.commands().get(key)).isEqualTo((start + 3_625_000) + " 500000");
+		this.now.set(start + 2_500_000);
+		// 1.75 s of the 2 s step held under 1 s per token, 0.875 s under 0.5 s; the state keeps its interval.
+		assertThat(this.single.giveBackInRedis(second).join()).isEqualTo(875_000);
+		assertThat(redis.commands().get(key)).isEqualTo((start + 2_750_000) + " 500000");
+	}
+
+	/** A window counter gives back from the window the attempt was counted in, the previous one once rolled. */
+	@Test
+	void aWindowCounterGivesBackFromTheAttemptsWindow() {
+		Limit limit = Limit.builder().algorithm(Algorithm.SLIDING_WINDOW_COUNTER).limit(5).period(Duration.ofSeconds(1)).build();
+		long start = 1_767_225_600_000_000L;
+		this.now.set(start + 400_000);
+		Receipt receipt = this.single.admitAll(List.of(new Acquisition("swc", limit, "k", 3))).get(0);
+		assertThat(receipt.mark()).isEqualTo(start);
+		this.now.set(start + 1_200_000);
+		assertThat(this.single.tryAcquire(new Acquisition("swc", limit, "k", 1)).isAllowed()).isTrue();
+		assertThat(this.single.giveBackInRedis(receipt).join()).isEqualTo(3);
+		assertThat(redis.commands().get(this.store.redisKey("swc", "k"))).isEqualTo((start + 1_000_000) + " 1 0 1000000");
+		this.now.set(start + 2_100_000);
+		Receipt late = this.single.admitAll(List.of(new Acquisition("swc", limit, "k", 1))).get(0);
+		this.now.set(start + 4_100_000);
+		assertThat(this.single.giveBackInRedis(late).join()).isZero();
+	}
+
+	private Object state(Acquisition acquisition) {
+		String key = this.store.redisKey(acquisition.limitId(), acquisition.key());
+		if (acquisition.limit().algorithm() == Algorithm.SLIDING_WINDOW_LOG) {
+			List<String> entries = redis.commands().lrange(key, 0, -1);
+			return entries.isEmpty() ? null : entries;
+		}
+		return redis.commands().get(key);
+	}
+
+	/** Another limit of the same algorithm: another interval, or another period. */
+	private static Limit otherPlan(Limit first, Random random) {
+		Limit.Builder other = Limit.builder().algorithm(first.algorithm());
+		long limit = 1 + random.nextInt(12);
+		long step = first.period().toNanos() / first.limit();
+		return switch (random.nextInt(3)) {
+			case 0 -> other.limit(limit).period(first.period()).build();
+			case 1 -> other.limit(limit).period(Duration.ofNanos(limit * step * (1 + random.nextInt(3)))).build();
+			default -> other.limit(limit).period(Duration.ofNanos(limit * (1 + random.nextInt(5_000_000)) * 1000)).build();
+		};
+	}
+
+	/**
+	 * The give-back of a receipt, as the in-process store defines it (in nanoseconds there), on a Redis state
+	 * as the scripts hold it (microseconds): what a give-back at {@code now} leaves and what it gives back.
+	 * @param given tokens, or a bucket's microseconds
+	 * @param state the state afterwards: a string, a log's entries, or {@code null} for no key
+	 */
+	record GiveBack(long given, Object state) {
+
+		static GiveBack of(Algorithm algorithm, Object state, long now, Limit limit, long cost, long mark) {
+			if (state == null) {
+				// A missing key is fresh: nothing is held, and no key is created.
+				return new GiveBack(0, null);
+			}
+			return switch (algorithm) {
+				case TOKEN_BUCKET, LEAKY_BUCKET -> gcra((String) state, now, limit, cost, mark);
+				case FIXED_WINDOW -> fixedWindow((String) state, now, limit, cost, mark);
+				case SLIDING_WINDOW_LOG -> log(uncheckedList(state), cost, mark);
+				case SLIDING_WINDOW_COUNTER -> counter((String) state, now, limit, cost, mark);
+				case CONCURRENCY -> new GiveBack(0, state);
+			};
+		}
+
+		/** Where an admission's cost sits in the state it left: the mark its receipt must carry. */
+		static long markOf(Algorithm algorithm, Object state) {
+			return switch (algorithm) {
+				case TOKEN_BUCKET, LEAKY_BUCKET -> Long.parseLong(((String) state).split(" ")[0]);
+				case FIXED_WINDOW -> Long.parseLong(((String) state).split(" ")[2]);
+				case SLIDING_WINDOW_LOG -> Long.parseLong(uncheckedList(state).get(uncheckedList(state).size() - 1));
+				case SLIDING_WINDOW_COUNTER -> Long.parseLong(((String) state).split(" ")[0]);
+				case CONCURRENCY -> Receipt.NO_MARK;
+			};
+		}
+
+		private static GiveBack gcra(String state, long now, Limit limit, long cost, long mark) {
+			// Rounded up to the microsecond, as the store sends it.
+			long receiptInterval = -Math.floorDiv(-limit.emissionIntervalNanos(), 1000);
+			String[] parts = state.split(" ");
+			long tat = Long.parseLong(parts[0]);
+			long interval = (parts.length > 1) ? Long.parseLong(parts[1]) : receiptInterval;
+			long held = Math.min(Math.max(mark - now, 0), cost * receiptInterval);
+			if (interval != receiptInterval) {
+				held = Math.floorDiv(held * interval, receiptInterval);
+			}
+			long newTat = Math.max(tat - held, now);
+			if (newTat >= tat) {
+				return new GiveBack(0, state);
+			}
+			return new GiveBack(tat - newTat, (newTat > now) ? newTat + " " + interval : null);
+		}
+
+		private static GiveBack fixedWindow(String state, long now, Limit limit, long cost, long mark) {
+			String[] parts = state.split(" ");
+			long start = Long.parseLong(parts[0]);
+			long count = Long.parseLong(parts[1]);
+			long end = (parts.length > 2) ? Long.parseLong(parts[2]) : start + limit.period().toNanos() / 1000;
+			if (end != mark || now >= end) {
+				return new GiveBack(0, state);
+			}
+			long given = Math.min(cost, count);
+			return new GiveBack(given, (count - given > 0) ? start + " " + (count - given) + " " + end : null);
+		}
+
+		private static GiveBack log(List<String> entries, long cost, long mark) {
+			List<String> left = new ArrayList<>(entries);
+			long given = 0;
+			while (given < cost && left.remove(Long.toString(mark))) {
+				given++;
+			}
+			return new GiveBack(given, left.isEmpty() ? null : left);
+		}
+
+		private static GiveBack counter(String state, long now, Limit limit, long cost, long mark) {
+			String[] parts = state.split(" ");
+			long period = (parts.length > 3) ? Long.parseLong(parts[3]) : limit.period().toNanos() / 1000;
+			long start = Long.parseLong(parts[0]);
+			long current = Long.parseLong(parts[1]);
+			long previous = Long.parseLong(parts[2]);
+			long windowStart = Math.floorDiv(now, period) * period;
+			if (windowStart > start) {
+				previous = (windowStart == start + period) ? current : 0;
+				current = 0;
+				start = windowStart;
+			}
+			long given = 0;
+			if (start == mark) {
+				given = Math.min(cost, current);
+				current -= given;
+			}
+			else if (start == mark + period) {
+				given = Math.min(cost, previous);
+				previous -= given;
+			}
+			if (given == 0) {
+				return new GiveBack(0, state);
+			}
+			long left = (current > 0) ? start + 2 * period - now : (previous > 0) ? start + period - now : 0;
+			return new GiveBack(given, (left > 0) ? start + " " + current + " " + previous + " " + period : null);
+		}
+
+		@SuppressWarnings("unchecked")
+		private static List<String> uncheckedList(Object state) {
+			return (List<String>) state;
+		}
 	}
 
 	/** When set, the first limit id alternates at random between these limits. */

@@ -499,8 +499,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * script calls), with a receipt per acquisition whose mark is computed from its decision and the time
 	 * the script read (see {@link #mark}). A receipt says where the cost was taken: {@code STORE} when Redis
 	 * decided, {@code LOCAL} when the local store did ({@code on-failure: local}, with that store's receipt
-	 * and mark), {@code NOWHERE} when {@code on-failure: allow} let the request through or the request was
-	 * rejected (nothing is held). Concurrency limits keep no mark: their slots come back with their release.
+	 * and mark), {@code NOWHERE} when {@code on-failure} let the request through ({@code allow}) or refused it
+	 * ({@code deny}), and for the acquisitions of a request another budget rejected (given back at once:
+	 * nothing is held). Concurrency limits keep no mark: their slots come back with their release.
 	 */
 	@Override
 	public List<Receipt> admitAll(List<Acquisition> acquisitions) {
@@ -523,13 +524,12 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			for (int i = 0; i < receipts.size(); i++) {
 				Receipt receipt = receipts.get(i);
 				Acquisition acquisition = receipt.acquisition();
-				Decision decision = receipt.decision();
 				if (receipt.holdsCost()) {
 					// A concurrency limit's release finds where its slot was taken on its own (its lease).
-					decision = (receipt.place() == Receipt.Place.LOCAL && !isConcurrency(acquisition))
+					Decision decision = (receipt.place() == Receipt.Place.LOCAL && !isConcurrency(acquisition))
 							? this.localStore.release(acquisition) : release(acquisition, deadline);
+					receipts.set(i, new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
 				}
-				receipts.set(i, new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
 			}
 		}
 		return receipts;
@@ -694,14 +694,15 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		for (int i = 0; i < acquisitions.size(); i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			Decision decision = decisions.get(i);
-			if (!allowed || admission.place == Receipt.Place.NOWHERE) {
-				// Rejected (all or nothing: what was taken was given back), or allowed without a store.
+			if (admission.place == Receipt.Place.NOWHERE || (!allowed && decision.isAllowed())) {
+				// Decided without a store, or given back at once (all or nothing: another budget rejected).
 				receipts.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
 			}
 			else if (local != null) {
-				Receipt theirs = local.get(i);
-				receipts.add(new Receipt(acquisition, decision, theirs.mark(),
-						theirs.holdsCost() ? Receipt.Place.LOCAL : Receipt.Place.NOWHERE));
+				receipts.add(new Receipt(acquisition, decision, local.get(i).mark(), Receipt.Place.LOCAL));
+			}
+			else if (!decision.isAllowed()) {
+				receipts.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.STORE));
 			}
 			else {
 				receipts.add(new Receipt(acquisition, decision, mark(acquisition, decision, admission.now),

@@ -236,7 +236,9 @@ class ScriptAgreementTests {
 						seen.merge("admitted", 1, Integer::sum);
 					}
 					else {
-						assertThat(receipt.place()).isEqualTo(Receipt.Place.NOWHERE);
+						// Rejected by Redis: decided there, holding nothing.
+						assertThat(receipt.decision().isAllowed()).isFalse();
+						assertThat(receipt.place()).isEqualTo(Receipt.Place.STORE);
 					}
 				}
 				else if (op < 9 && !held.isEmpty()) {

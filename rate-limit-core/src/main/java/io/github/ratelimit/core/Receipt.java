@@ -2,6 +2,8 @@ package io.github.ratelimit.core;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What {@link RateLimitStore#admitAll(java.util.List)} took for one acquisition, and where: handed to
  * {@link RateLimitStore#giveBack(Receipt)} when the response shows that the request does not count
@@ -18,8 +20,11 @@ import java.util.Objects;
  * moment the step taken is refilled, for a window its end, for a log its entry); {@link #NO_MARK}
  * when the store keeps none
  * @param place where the cost was taken
+ * @param mirror the same cost taken in a second store too, or {@code null}: the Redis store takes the
+ * cost of a policy with {@code on-failure: local} in its local store as well, so that the local budget
+ * already holds what this instance admitted when Redis goes away
  */
-public record Receipt(Acquisition acquisition, Decision decision, long mark, Place place) {
+public record Receipt(Acquisition acquisition, Decision decision, long mark, Place place, @Nullable Receipt mirror) {
 
 	/** The mark of a store that keeps none: its give-back is its {@link RateLimitStore#release}. */
 	public static final long NO_MARK = Long.MIN_VALUE;
@@ -28,6 +33,17 @@ public record Receipt(Acquisition acquisition, Decision decision, long mark, Pla
 		Objects.requireNonNull(acquisition, "acquisition");
 		Objects.requireNonNull(decision, "decision");
 		Objects.requireNonNull(place, "place");
+	}
+
+	/**
+	 * Creates a receipt of a cost taken in one place.
+	 * @param acquisition the acquisition admitted
+	 * @param decision the store's decision on it
+	 * @param mark where in the key's state the cost was taken, or {@link #NO_MARK}
+	 * @param place where the cost was taken
+	 */
+	public Receipt(Acquisition acquisition, Decision decision, long mark, Place place) {
+		this(acquisition, decision, mark, place, null);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,6 +36,7 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
@@ -195,6 +197,12 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private final OnFailure onFailure;
 
+	/** The limits that fail their own way ({@code rate-limit.policies.<name>.on-failure}), by limit id. */
+	private final Map<String, OnFailure> onFailureByLimit;
+
+	/** Whether the store or any limit falls back to the local store: then it is reset with the keys. */
+	private final boolean usesLocal;
+
 	private final RateLimitStore localStore;
 
 	private final int failureThreshold;
@@ -270,6 +278,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeoutNanos = builder.timeout.toNanos();
 		this.onFailure = builder.onFailure;
+		this.onFailureByLimit = Map.copyOf(builder.onFailureByLimit);
+		this.usesLocal = this.onFailure == OnFailure.LOCAL || this.onFailureByLimit.containsValue(OnFailure.LOCAL);
 		this.localStore = (builder.localStore != null) ? builder.localStore
 				: new CaffeineRateLimitStore(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE, RateLimitClock.SYSTEM);
 		this.failureThreshold = builder.failureThreshold;
@@ -400,7 +410,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	@Override
 	public void reset(String limitId, String key) {
 		this.rejections.drop(limitId, key);
-		if (this.onFailure == OnFailure.LOCAL) {
+		if (this.usesLocal) {
 			this.localStore.reset(limitId, key);
 		}
 		try {
@@ -454,7 +464,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	@Override
 	public void resetAll() {
 		this.rejections.clear();
-		if (this.onFailure == OnFailure.LOCAL) {
+		if (this.usesLocal) {
 			this.localStore.resetAll();
 		}
 		try {
@@ -505,6 +515,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 */
 	@Override
 	public List<Receipt> admitAll(List<Acquisition> acquisitions) {
+		List<Receipt> receipts = admitInRedis(acquisitions);
+		return this.usesLocal ? mirrored(receipts) : receipts;
+	}
+
+	private List<Receipt> admitInRedis(List<Acquisition> acquisitions) {
 		long deadline = deadline();
 		if (acquisitions.size() <= 1 || !this.clustered || sameSlot(acquisitions)) {
 			Admission admission = new Admission();
@@ -526,13 +541,62 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				Acquisition acquisition = receipt.acquisition();
 				if (receipt.holdsCost()) {
 					// A concurrency limit's release finds where its slot was taken on its own (its lease).
-					Decision decision = (receipt.place() == Receipt.Place.LOCAL && !isConcurrency(acquisition))
-							? this.localStore.release(acquisition) : release(acquisition, deadline);
-					receipts.set(i, new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
+					Decision after = isConcurrency(acquisition) ? release(acquisition, deadline) : giveBack(receipt);
+					receipts.set(i, new Receipt(acquisition, (after != null) ? after : receipt.decision(), Receipt.NO_MARK,
+							Receipt.Place.NOWHERE));
 				}
 			}
 		}
 		return receipts;
+	}
+
+	/**
+	 * Takes what Redis admitted for a limit with {@code on-failure: local} in the local store as well, so
+	 * that when Redis goes away the local budget already holds what this instance admitted, and an
+	 * instance flapping between Redis and its local store never hands out the limit in both: a request is
+	 * admitted only when both allow it. The local store rejects only what this instance alone has spent
+	 * (locally, while Redis was away, or in Redis): then Redis' part is given back.
+	 */
+	private List<Receipt> mirrored(List<Receipt> receipts) {
+		List<Acquisition> local = null;
+		for (Receipt receipt : receipts) {
+			if (receipt.place() == Receipt.Place.STORE && receipt.holdsCost() && isMirrored(receipt.acquisition())) {
+				if (local == null) {
+					local = new ArrayList<>(receipts.size());
+				}
+				local.add(receipt.acquisition());
+			}
+		}
+		if (local == null) {
+			return receipts;
+		}
+		List<Receipt> mirrors = this.localStore.admitAll(local);
+		boolean allowed = mirrors.stream().allMatch((mirror) -> mirror.decision().isAllowed());
+		List<Receipt> mirrored = new ArrayList<>(receipts.size());
+		int next = 0;
+		for (Receipt receipt : receipts) {
+			Receipt mirror = (receipt.place() == Receipt.Place.STORE && receipt.holdsCost()
+					&& isMirrored(receipt.acquisition())) ? mirrors.get(next++) : null;
+			if (allowed) {
+				mirrored.add((mirror != null) ? new Receipt(receipt.acquisition(), receipt.decision(), receipt.mark(),
+						receipt.place(), mirror) : receipt);
+			}
+			else if (mirror != null && !mirror.decision().isAllowed()) {
+				giveBack(receipt);
+				mirrored.add(new Receipt(receipt.acquisition(), mirror.decision(), Receipt.NO_MARK, Receipt.Place.LOCAL));
+			}
+			else {
+				if (receipt.holdsCost()) {
+					giveBack(receipt);
+				}
+				mirrored.add(new Receipt(receipt.acquisition(), receipt.decision(), Receipt.NO_MARK, Receipt.Place.NOWHERE));
+			}
+		}
+		return mirrored;
+	}
+
+	private boolean isMirrored(Acquisition acquisition) {
+		return !isConcurrency(acquisition) && onFailure(acquisition) == OnFailure.LOCAL;
 	}
 
 	/**
@@ -547,6 +611,10 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	@Override
 	public @Nullable Decision giveBack(Receipt receipt) {
 		Acquisition acquisition = receipt.acquisition();
+		Receipt mirror = receipt.mirror();
+		if (mirror != null) {
+			this.localStore.giveBack(mirror);
+		}
 		if (receipt.place() == Receipt.Place.LOCAL && receipt.holdsCost() && !isConcurrency(acquisition)) {
 			return this.localStore.giveBack(
 					new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE));
@@ -689,17 +757,17 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		for (Decision decision : decisions) {
 			allowed &= decision.isAllowed();
 		}
+		List<Receipt> fallback = admission.fallback;
+		if (fallback != null) {
+			return fallback;
+		}
 		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
-		List<Receipt> local = admission.local;
 		for (int i = 0; i < acquisitions.size(); i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			Decision decision = decisions.get(i);
-			if (admission.place == Receipt.Place.NOWHERE || (!allowed && decision.isAllowed())) {
-				// Decided without a store, or given back at once (all or nothing: another budget rejected).
+			if (!allowed && decision.isAllowed()) {
+				// Given back at once (all or nothing: another budget rejected).
 				receipts.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
-			}
-			else if (local != null) {
-				receipts.add(new Receipt(acquisition, decision, local.get(i).mark(), Receipt.Place.LOCAL));
 			}
 			else if (!decision.isAllowed()) {
 				receipts.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.STORE));
@@ -745,8 +813,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		/** The time the script read (epoch microseconds), when Redis decided. */
 		long now;
 
-		/** The local store's receipts, when it decided (on-failure local). */
-		@Nullable List<Receipt> local;
+		/** The receipts on-failure made, one per acquisition, when Redis did not decide. */
+		@Nullable List<Receipt> fallback;
 
 	}
 
@@ -1371,7 +1439,14 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	private String onFailureName() {
-		return this.onFailure.name().toLowerCase(Locale.ROOT);
+		String name = this.onFailure.name().toLowerCase(Locale.ROOT);
+		return this.onFailureByLimit.isEmpty() ? name : name + " (or a policy's own)";
+	}
+
+	/** What decides an acquisition when Redis cannot: its limit's own choice, else the store's. */
+	private OnFailure onFailure(Acquisition acquisition) {
+		return this.onFailureByLimit.isEmpty() ? this.onFailure
+				: this.onFailureByLimit.getOrDefault(acquisition.limitId(), this.onFailure);
 	}
 
 	private static String heldBack(long heldBack) {
@@ -1475,50 +1550,82 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 	}
 
+	/**
+	 * Decides without Redis, each acquisition by its limit's {@code on-failure}: {@code allow} lets it
+	 * through, {@code deny} refuses it, {@code local} asks the local store. All or nothing as ever: a
+	 * request one of whose limits refuses takes nothing locally. An admission learns each decision's
+	 * receipt: {@code LOCAL} with the local store's mark, else {@code NOWHERE}.
+	 */
 	private List<Decision> fallback(List<Acquisition> acquisitions, byte[] op, Lease @Nullable [] leases,
 			@Nullable Admission admission) {
 		this.fallbacks.increment();
+		int n = acquisitions.size();
+		OnFailure[] modes = new OnFailure[n];
+		boolean denied = false;
+		List<Acquisition> local = new ArrayList<>(0);
+		for (int i = 0; i < n; i++) {
+			modes[i] = onFailure(acquisitions.get(i));
+			denied |= modes[i] == OnFailure.DENY;
+			if (modes[i] == OnFailure.LOCAL) {
+				local.add(acquisitions.get(i));
+			}
+		}
 		if (leases != null) {
 			// A slot on-failure grants is not in Redis: given back to the local store, or nowhere.
-			int where = (this.onFailure == OnFailure.LOCAL && op == ACQUIRE) ? Lease.LOCAL : Lease.NOWHERE;
-			for (Lease lease : leases) {
-				if (lease != null) {
-					lease.where = where;
+			for (int i = 0; i < n; i++) {
+				if (leases[i] != null) {
+					leases[i].where = (modes[i] == OnFailure.LOCAL && op == ACQUIRE && !denied) ? Lease.LOCAL : Lease.NOWHERE;
 				}
 			}
 		}
-		boolean release = op == RELEASE;
-		if (this.onFailure == OnFailure.LOCAL) {
-			if (op == CHECK) {
-				return this.localStore.checkAll(acquisitions);
+		if (op != ACQUIRE) {
+			// A check or a release: the local store's budget, or the whole one (nothing was taken in Redis' stead).
+			List<Decision> decisions = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				Acquisition acquisition = acquisitions.get(i);
+				decisions.add((modes[i] != OnFailure.LOCAL) ? whole(acquisition)
+						: (op == CHECK) ? this.localStore.check(acquisition) : this.localStore.release(acquisition));
 			}
-			if (release) {
-				return List.of(this.localStore.release(acquisitions.get(0)));
+			return decisions;
+		}
+		// The local store's receipts, with its own marks: a give-back goes there.
+		List<Receipt> localReceipts = (!denied && !local.isEmpty()) ? this.localStore.admitAll(local) : List.of();
+		List<Receipt> receipts = new ArrayList<>(n);
+		List<Decision> decisions = new ArrayList<>(n);
+		int nextLocal = 0;
+		for (int i = 0; i < n; i++) {
+			Acquisition acquisition = acquisitions.get(i);
+			Limit limit = acquisition.limit();
+			Receipt receipt;
+			if (modes[i] == OnFailure.DENY) {
+				receipt = new Receipt(acquisition,
+						Decision.rejected(limit.limit(), 0, DENY_RETRY_AFTER_NANOS, DENY_RETRY_AFTER_NANOS), Receipt.NO_MARK,
+						Receipt.Place.NOWHERE);
 			}
-			if (admission != null) {
-				// The local store's receipts, with its own marks: a give-back goes there.
-				List<Receipt> receipts = this.localStore.admitAll(acquisitions);
-				admission.local = receipts;
-				return receipts.stream().map(Receipt::decision).toList();
+			else if (modes[i] == OnFailure.LOCAL && !denied) {
+				Receipt theirs = localReceipts.get(nextLocal++);
+				receipt = new Receipt(acquisition, theirs.decision(), theirs.mark(),
+						(theirs.place() == Receipt.Place.STORE) ? Receipt.Place.LOCAL : Receipt.Place.NOWHERE);
 			}
-			return (acquisitions.size() == 1) ? List.of(this.localStore.tryAcquire(acquisitions.get(0)))
-					: this.localStore.tryAcquireAll(acquisitions);
+			else {
+				// Allowed without a store; or, in a request another limit refuses, left as it was.
+				Decision decision = denied ? whole(acquisition)
+						: Decision.allowed(limit.limit(), limit.burst() - acquisition.cost(), 0);
+				receipt = new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE);
+			}
+			receipts.add(receipt);
+			decisions.add(receipt.decision());
 		}
 		if (admission != null) {
 			admission.place = Receipt.Place.NOWHERE;
-		}
-		List<Decision> decisions = new ArrayList<>(acquisitions.size());
-		for (Acquisition acquisition : acquisitions) {
-			Limit limit = acquisition.limit();
-			if (release || this.onFailure == OnFailure.ALLOW) {
-				long remaining = (release || op == CHECK) ? limit.burst() : limit.burst() - acquisition.cost();
-				decisions.add(Decision.allowed(limit.limit(), remaining, 0));
-			}
-			else {
-				decisions.add(Decision.rejected(limit.limit(), 0, DENY_RETRY_AFTER_NANOS, DENY_RETRY_AFTER_NANOS));
-			}
+			admission.fallback = receipts;
 		}
 		return decisions;
+	}
+
+	/** A budget as on-failure shows it without a store: whole. */
+	private static Decision whole(Acquisition acquisition) {
+		return Decision.allowed(acquisition.limit().limit(), acquisition.limit().burst(), 0);
 	}
 
 	private byte[][] keys(List<Acquisition> acquisitions) {
@@ -1811,6 +1918,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 		private OnFailure onFailure = OnFailure.ALLOW;
 
+		private final Map<String, OnFailure> onFailureByLimit = new HashMap<>();
+
 		private @Nullable RateLimitStore localStore;
 
 		private int failureThreshold = 3;
@@ -1866,6 +1975,20 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		 */
 		public Builder onFailure(OnFailure onFailure) {
 			this.onFailure = Objects.requireNonNull(onFailure, "onFailure");
+			return this;
+		}
+
+		/**
+		 * Sets what decides one limit's acquisitions when Redis fails, instead of the store's choice
+		 * ({@link #onFailure(OnFailure)}): a login lockout may decide {@link OnFailure#LOCAL} while API quotas
+		 * fail open. A request with several limits takes each one's choice, all or nothing.
+		 * @param limitId the limit's id (a configured policy's name)
+		 * @param onFailure its choice
+		 * @return this builder
+		 */
+		public Builder onFailure(String limitId, OnFailure onFailure) {
+			this.onFailureByLimit.put(Objects.requireNonNull(limitId, "limitId"),
+					Objects.requireNonNull(onFailure, "onFailure"));
 			return this;
 		}
 

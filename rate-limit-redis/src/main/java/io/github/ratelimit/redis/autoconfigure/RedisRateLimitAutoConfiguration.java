@@ -22,7 +22,7 @@ import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.InvalidValueException;
-import io.github.ratelimit.redis.OnFailure;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 /**

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import io.github.ratelimit.redis.OnFailure;
+import io.github.ratelimit.core.OnFailure;
 
 /**
  * Configuration of the Redis store, under {@code rate-limit.store.redis.*}; used when

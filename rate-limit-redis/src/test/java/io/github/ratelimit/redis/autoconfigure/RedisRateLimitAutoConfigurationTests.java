@@ -15,6 +15,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
@@ -61,7 +62,7 @@ class RedisRateLimitAutoConfigurationTests {
 			.run((context) -> {
 				RedisRateLimitProperties properties = context.getBean(RedisRateLimitProperties.class);
 				assertThat(properties.getTimeout()).isEqualTo(Duration.ofMillis(250));
-				assertThat(properties.getOnFailure()).isEqualTo(io.github.ratelimit.redis.OnFailure.LOCAL);
+				assertThat(properties.getOnFailure()).isEqualTo(io.github.ratelimit.core.OnFailure.LOCAL);
 				assertThat(properties.getBreaker().getFailureThreshold()).isEqualTo(5);
 				assertThat(properties.isCoalescing()).isFalse();
 				assertThat(properties.getRejectionCache()).isZero();

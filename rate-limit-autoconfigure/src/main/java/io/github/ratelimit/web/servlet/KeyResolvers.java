@@ -260,8 +260,16 @@ final class KeyResolvers {
 	 */
 	private static UnreadableRequestException unreadable(RuntimeException ex, String origin, String reason,
 			AtomicLong lastWarning) {
-		UnreadableRequestException failure = (ex instanceof UnreadableRequestException unreadable)
-				? unreadable.from(origin) : new UnreadableRequestException(origin, reason, ex);
+		UnreadableRequestException failure = null;
+		// SpEL wraps what a method it calls throws (request.getParameter of a request that cannot be decoded).
+		for (Throwable cause = ex; cause != null && failure == null; cause = cause.getCause()) {
+			if (cause instanceof UnreadableRequestException unreadable) {
+				failure = unreadable.from(origin);
+			}
+		}
+		if (failure == null) {
+			failure = new UnreadableRequestException(origin, reason, ex);
+		}
 		long now = System.nanoTime();
 		long last = lastWarning.get();
 		if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {

@@ -13,8 +13,9 @@ import io.github.ratelimit.web.DecisionRecorder;
 
 /**
  * Counts {@code ratelimit.decisions} tagged {@code policy} and {@code outcome} (allowed, rejected,
- * delayed, shadow-rejected, store-error, exempt, unreadable, shadow-unreadable) and times {@code ratelimit.store.latency}. Never tags by key:
- * keys are unbounded (client IPs), policy names are not. Thread-safe; meters are looked up once.
+ * delayed, shadow-rejected, store-error, exempt, unreadable, shadow-unreadable) and times
+ * {@code ratelimit.store.latency}. Never tags by key: keys are unbounded (client IPs), policy names are
+ * not. Thread-safe; meters are looked up once.
  */
 final class MicrometerDecisionRecorder implements DecisionRecorder {
 

@@ -193,8 +193,8 @@ final class KeyResolvers {
 	 * ({@code ip}, {@code user}, {@code request}, {@code header('Name')}, {@code param('name')},
 	 * {@code pathVariables}), evaluated with the same read-only context. An expression that is not
 	 * {@code true} (a {@code null} included) does not hold; one that throws cannot tell, and refuses the
-	 * request ({@link UnreadableRequestException}): exempting nobody instead would let a client that makes
-	 * it throw escape a limit the condition was meant to narrow, and exempting would let anyone escape.
+	 * request ({@link UnreadableRequestException}), as a key or a plan that throws does: only an absent
+	 * value has a meaning, and a client decides what makes an expression throw.
 	 * @param condition the expression, e.g. {@code header('X-Internal') == 'yes'}
 	 * @param origin where it comes from, for error messages
 	 * @return the condition, which throws {@link UnreadableRequestException} when it cannot be evaluated
@@ -278,8 +278,8 @@ final class KeyResolvers {
 			String what = String.valueOf(cause).replaceAll("\\p{Cntrl}", "?");
 			logger.warn(origin + " cannot be told for a request: " + failure.reason() + " ("
 					+ ((what.length() <= 200) ? what : what.substring(0, 200) + "...")
-					+ "); it is refused with 400, or, for a shadow policy, keyed by its client IP as if absent "
-					+ "(said at most once a minute; the stack trace at DEBUG)");
+					+ "); it is refused with 400 (a shadow policy takes the value as absent instead; said at most "
+					+ "once a minute, the stack trace at DEBUG)");
 		}
 		logger.debug(origin + " cannot be told for a request; it is refused", ex);
 		return failure;

@@ -131,6 +131,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 			if (refuse(ex, limited, request, response, policies)) {
 				return false;
 			}
+			// Only shadow policies: nothing to wait for.
 			rules = null;
 		}
 		if (rules != null && !rules.isAllowed()) {
@@ -159,11 +160,13 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	/**
 	 * Answers a request whose key, plan or exemption cannot be told ({@link UnreadableRequestException},
 	 * thrown before any store call): {@code 400}, unless only shadow policies apply, which never change a
-	 * response (the request goes on undecided, counted as {@code shadow-unreadable}).
+	 * response (the request goes on undecided, counted as {@code shadow-unreadable}). The one place that
+	 * catches it.
+	 * @param response the response to answer, {@code null} when it was answered already (only counted)
 	 * @return whether it was refused
 	 */
 	private boolean refuse(UnreadableRequestException ex, LimitedRequest limited, HttpServletRequest request,
-			HttpServletResponse response, List<RateLimitPolicy> policies) throws IOException {
+			@Nullable HttpServletResponse response, List<RateLimitPolicy> policies) throws IOException {
 		UnreadableRequestException.takeFallbacks(request);
 		boolean enforced = false;
 		if (!this.limiter.isShadowOnly()) {
@@ -174,10 +177,10 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		String failed = ex.policy();
 		for (RateLimitPolicy policy : policies) {
 			if (!enforced || failed == null || failed.equals(policy.name())) {
-				this.limiter.unreadable(policy.name(), !enforced);
+				this.limiter.unreadable(policy.name(), !enforced || policy.shadow());
 			}
 		}
-		if (!enforced) {
+		if (!enforced || response == null) {
 			return false;
 		}
 		// As for a 429: our answer, not the application's, so a count the rules were waiting for is off.
@@ -242,13 +245,8 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 			result = limit(request, rules);
 		}
 		catch (UnreadableRequestException ex) {
-			// Answered already: too late for a 400. Counted, as the refusal it would have been.
-			UnreadableRequestException.takeFallbacks(request);
-			for (RateLimitPolicy policy : rules) {
-				if (ex.policy() == null || ex.policy().equals(policy.name())) {
-					this.limiter.unreadable(policy.name(), this.limiter.isShadowOnly() || policy.shadow());
-				}
-			}
+			// Answered already: too late for a 400, but counted as the refusal it would have been.
+			refuse(ex, limited, request, null, rules);
 			return;
 		}
 		if (result.isAllowed()) {

@@ -167,11 +167,17 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	 */
 	private boolean refuse(UnreadableRequestException ex, LimitedRequest limited, HttpServletRequest request,
 			@Nullable HttpServletResponse response, List<RateLimitPolicy> policies) throws IOException {
-		UnreadableRequestException.takeFallbacks(request);
+		List<String> fellBack = UnreadableRequestException.takeFallbacks(request);
 		boolean enforced = false;
 		if (!this.limiter.isShadowOnly()) {
 			for (RateLimitPolicy policy : policies) {
 				enforced |= !policy.shadow();
+			}
+		}
+		if (enforced) {
+			// Shadow policies that fell back before the enforced one failed.
+			for (String shadow : fellBack) {
+				this.limiter.unreadable(shadow, true);
 			}
 		}
 		String failed = ex.policy();

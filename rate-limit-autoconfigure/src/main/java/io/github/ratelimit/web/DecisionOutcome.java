@@ -41,7 +41,19 @@ public enum DecisionOutcome {
 	LOCAL_REJECTED,
 
 	/** The request is exempt ({@code rate-limit.exempt}, {@code exempt-when}): not limited, nothing spent. */
-	EXEMPT;
+	EXEMPT,
+
+	/**
+	 * The policy could not tell the request's key, plan or exemption (parameters that cannot be decoded, a
+	 * key header sent twice, a resolver that threw): refused with {@code 400}, nothing spent.
+	 */
+	UNREADABLE,
+
+	/**
+	 * A shadow policy could not tell the request's key, plan or exemption; it went through, the policy
+	 * falling back as if the value were absent (its decision is counted too).
+	 */
+	SHADOW_UNREADABLE;
 
 	/**
 	 * Returns the metric tag value.

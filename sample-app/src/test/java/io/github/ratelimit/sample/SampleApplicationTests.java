@@ -215,6 +215,23 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void aLoginWhoseParametersCannotBeDecodedIsRefusedNotKeyedByIp() throws Exception {
+		// Tomcat fails the first read of such parameters, then hands the handler those before the bad byte:
+		// keyed by IP, each would be a fresh guess at victim2's password.
+		for (int i = 1; i <= 3; i++) {
+			assertThat(login("victim2", "password" + i).statusCode()).isEqualTo(401);
+		}
+		assertThat(login("victim2", "guess").statusCode()).isEqualTo(429);
+		for (String junk : new String[] { "x=%FF", "x=%ZZ", "x=%", "%FF=1", "x=%C0%AF" }) {
+			HttpResponse<String> refused = send(form("username=victim2&password=guess&" + junk));
+			assertThat(refused.statusCode()).as(junk).isEqualTo(400);
+			assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+			assertThat(refused.body()).contains("'login'");
+		}
+		assertThat(login("victim2", "correct-horse").statusCode()).as("still locked out").isEqualTo(429);
+	}
+
+	@Test
 	void aUsernameWrittenAnotherWayIsTheSameAccountsLockout() throws Exception {
 		// An application that trims names (Spring Security's form login) or compares them without case
 		// (an LDAP directory) takes each of these as grace: each must not be 3 fresh guesses at her password.

@@ -7,6 +7,7 @@ import java.security.Principal;
 import java.text.Normalizer;
 import java.util.Base64;
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -35,8 +36,11 @@ import io.github.ratelimit.web.KeyResolver;
  * never empty (a missing source falls back to the client IP), and bounded (a value longer than
  * {@value #MAX_RAW_LENGTH} characters is replaced by its SHA-256, so a client cannot make the store
  * hold large keys). Hashed values have a namespace of their own: a value that itself starts with
- * {@code sha256:} is always hashed, so no raw value can equal the hashed form of another. A resolver
- * that throws also falls back to the client IP: bad client input never turns into a 500. Thread-safe.
+ * {@code sha256:} is always hashed, so no raw value can equal the hashed form of another. Only a
+ * {@code null} or blank value is absent and falls back to the client IP: a resolver that throws, or a
+ * source the request cannot be read from (parameters that cannot be decoded, a key header sent twice, a
+ * parameter sent as a file part), throws {@link UnreadableRequestException}, which refuses the request
+ * with a {@code 400}: otherwise a client could choose to be keyed by its IP. Thread-safe.
  *
  * <p>A {@code param:} key is the parameter's first value up to its first comma. Spring MVC binds a
  * repeated parameter ({@code u=x&u=y}) to a {@code String} as {@code "x,y"}, while
@@ -47,7 +51,10 @@ import io.github.ratelimit.web.KeyResolver;
  * Nor by writing the name another way the application takes as the same account: the value is an
  * {@link #identity} (invisible characters dropped, trimmed, NFKC, case folded), so {@code Alice},
  * {@code alice }, alice with a soft hyphen inside and full-width {@code ａｌｉｃｅ} are one budget;
- * {@code #{param('u')}} keys by the exact value.
+ * {@code #{param('u')}} keys by the exact value. A {@code header:} key's value is read the same way
+ * (first value up to its first comma, as an identity): {@code @RequestHeader} joins repeated lines with
+ * commas, and an application may trim or compare it without case; a header sent on more than one line
+ * is refused.
  */
 final class KeyResolvers {
 
@@ -104,11 +111,21 @@ final class KeyResolvers {
 		}
 		if (trimmed.startsWith("header:")) {
 			String name = argument(trimmed, "header:", origin);
-			return typed("header", (request) -> request.getHeader(name), origin);
+			return typed("header", (request) -> {
+				String value = header(request, name, origin);
+				return (value != null) ? firstValueIdentity(value) : null;
+			}, origin);
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			return typed("param", (request) -> parameterIdentity(request, name), origin);
+			AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
+			return typed("param", (request) -> {
+				String value = RequestParameters.first(request, name, origin);
+				if (value == null && RequestParameters.bodyHoldsNoParameters(request)) {
+					warnOfABodyWithoutParameters(request, name, origin, lastWarning);
+				}
+				return (value != null) ? firstValueIdentity(value) : null;
+			}, origin);
 		}
 		if (trimmed.contains("#{")) {
 			return typed("expr", expression(trimmed, origin), origin);
@@ -132,17 +149,17 @@ final class KeyResolvers {
 		String trimmed = spec.trim();
 		if (trimmed.startsWith("header:")) {
 			String name = argument(trimmed, "header:", origin);
-			return (request) -> request.getHeader(name);
+			return plan((request) -> header(request, name, origin), origin);
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			return (request) -> parameter(request, name);
+			return plan((request) -> RequestParameters.first(request, name, origin), origin);
 		}
 		if (trimmed.contains("#{")) {
-			return expression(trimmed, origin);
+			return plan(expression(trimmed, origin), origin);
 		}
 		if (trimmed.startsWith("@")) {
-			return bean(argument(trimmed, "@", origin), origin);
+			return plan(bean(argument(trimmed, "@", origin), origin), origin);
 		}
 		throw new RateLimitConfigurationException(origin, "unknown plan source '" + spec + "'",
 				"Use header:<Name>, param:<name>, a SpEL template #{...} or @beanName (a KeyResolver returning the "
@@ -150,13 +167,37 @@ final class KeyResolvers {
 	}
 
 	/**
+	 * Returns whether a key, plan or condition setting may read the request's parameters: a
+	 * {@code param:} source, a SpEL expression that calls {@code param} or reads {@code request}, a
+	 * resolver bean (which gets the request). Such a setting's requests have their parameters read up
+	 * front ({@link RequestParameters#read}).
+	 * @param spec the setting, {@code null} for none
+	 * @return {@code true} when it may read them
+	 */
+	static boolean readsParameters(@Nullable String spec) {
+		if (spec == null) {
+			return false;
+		}
+		String trimmed = spec.trim();
+		if (trimmed.startsWith("param:") || trimmed.startsWith("@")) {
+			return true;
+		}
+		if (trimmed.startsWith("header:") || trimmed.equals("ip") || trimmed.equals("user") || trimmed.equals("global")) {
+			return false;
+		}
+		return trimmed.contains("param") || trimmed.contains("request");
+	}
+
+	/**
 	 * Builds a condition over a request: a SpEL boolean over the root of key expressions
 	 * ({@code ip}, {@code user}, {@code request}, {@code header('Name')}, {@code param('name')},
-	 * {@code pathVariables}), evaluated with the same read-only context. An expression that throws, or
-	 * is not {@code true}, does not hold.
+	 * {@code pathVariables}), evaluated with the same read-only context. An expression that is not
+	 * {@code true} (a {@code null} included) does not hold; one that throws cannot tell, and refuses the
+	 * request ({@link UnreadableRequestException}), as a key or a plan that throws does: only an absent
+	 * value has a meaning, and a client decides what makes an expression throw.
 	 * @param condition the expression, e.g. {@code header('X-Internal') == 'yes'}
 	 * @param origin where it comes from, for error messages
-	 * @return the condition
+	 * @return the condition, which throws {@link UnreadableRequestException} when it cannot be evaluated
 	 * @throws RateLimitConfigurationException when the expression does not parse
 	 */
 	RequestCondition condition(String condition, String origin) {
@@ -178,27 +219,92 @@ final class KeyResolvers {
 					"cannot parse the SpEL condition '" + condition + "': " + reason,
 					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
 		}
+		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 		return (request) -> {
+			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
 			try {
-				KeyExpressionRoot root = new KeyExpressionRoot(request, this.clientIpResolver);
+				KeyExpressionRoot root = new KeyExpressionRoot(guarded, this.clientIpResolver);
 				SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
 					.withInstanceMethods()
 					.withRootObject(root)
 					.build();
-				return Boolean.TRUE.equals(expression.getValue(context));
+				boolean holds = Boolean.TRUE.equals(expression.getValue(context));
+				RequestParameters.checkGuarded(guarded);
+				return holds;
 			}
 			catch (RuntimeException ex) {
-				// Fail closed: a condition that cannot be evaluated exempts nobody.
-				logger.debug("Exemption condition failed; the request is not exempt", ex);
-				return false;
+				throw unreadable(ex, origin, "its exemption condition failed", lastWarning);
 			}
 		};
 	}
 
+	/**
+	 * A plan resolver that cannot tell a request's plan refuses it: the policy's own limit instead would
+	 * let a client that makes the lookup fail choose a plan.
+	 */
+	private KeyResolver plan(KeyResolver source, String origin) {
+		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
+		return (request) -> {
+			try {
+				return source.resolve(request);
+			}
+			catch (RuntimeException ex) {
+				throw unreadable(ex, origin, "its plan cannot be told", lastWarning);
+			}
+		};
+	}
+
+	/**
+	 * Turns what a key, plan or condition threw into the failure that refuses the request, said at WARN
+	 * at most once a minute per setting, since clients can make it fail on every request.
+	 */
+	private static UnreadableRequestException unreadable(RuntimeException ex, String origin, String reason,
+			AtomicLong lastWarning) {
+		UnreadableRequestException failure = null;
+		// SpEL wraps what a method it calls throws (request.getParameter of a request that cannot be decoded).
+		for (Throwable cause = ex; cause != null && failure == null; cause = cause.getCause()) {
+			if (cause instanceof UnreadableRequestException unreadable) {
+				failure = unreadable.from(origin);
+			}
+		}
+		if (failure == null) {
+			failure = new UnreadableRequestException(origin, reason, ex);
+		}
+		long now = System.nanoTime();
+		long last = lastWarning.get();
+		if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+			Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
+			// The exception's message may hold client input: no line breaks, and not all of it.
+			String what = String.valueOf(cause).replaceAll("\\p{Cntrl}", "?");
+			logger.warn(origin + " cannot be told for a request: " + failure.reason() + " ("
+					+ ((what.length() <= 200) ? what : what.substring(0, 200) + "...")
+					+ "); it is refused with 400 (a shadow policy takes the value as absent instead; said at most "
+					+ "once a minute, the stack trace at DEBUG)");
+		}
+		logger.debug(origin + " cannot be told for a request; it is refused", ex);
+		return failure;
+	}
+
+	/**
+	 * Says that a {@code param:} key meets requests whose body (JSON, ...) holds no parameters: such a
+	 * key reads the query string and form bodies only, so those requests are keyed by their client IP.
+	 */
+	private static void warnOfABodyWithoutParameters(HttpServletRequest request, String name, String origin,
+			AtomicLong lastWarning) {
+		long now = System.nanoTime();
+		long last = lastWarning.get();
+		if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+			String type = String.valueOf(request.getContentType()).replaceAll("[^\\x20-\\x7E]", "?");
+			logger.warn(origin + " reads parameter '" + name + "', which a request with a body of type "
+					+ ((type.length() <= 60) ? type : type.substring(0, 60) + "...")
+					+ " does not carry: a param: key reads the query string and form-encoded or multipart bodies "
+					+ "only, so such requests are keyed by their client IP (key a JSON body's field with a "
+					+ "KeyResolver bean; said at most once a minute)");
+		}
+	}
+
 	private KeyResolver typed(String type, KeyResolver source, String origin) {
 		String prefix = type + ":";
-		// A key that fails is keyed by IP instead (a lockout per username becomes one per IP): said at WARN,
-		// at most once a minute per key setting, since clients can make it fail on every request.
 		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 		return (request) -> {
 			String value;
@@ -206,18 +312,10 @@ final class KeyResolvers {
 				value = source.resolve(request);
 			}
 			catch (RuntimeException ex) {
-				long now = System.nanoTime();
-				long last = lastWarning.get();
-				if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
-					// The exception's message may hold client input: no line breaks, and not all of it.
-					String failure = String.valueOf(ex).replaceAll("\\p{Cntrl}", "?");
-					logger.warn("The key of " + origin + " failed ("
-							+ ((failure.length() <= 200) ? failure : failure.substring(0, 200) + "...")
-							+ "); the request is keyed by its client IP instead (said at most once a minute; the stack "
-							+ "trace at DEBUG)");
-				}
-				logger.debug("Key resolution of " + origin + " failed; falling back to the client IP", ex);
-				value = null;
+				// Never keyed by IP instead: a client that makes its key fail would choose its budget (a lockout
+				// per username would become one per IP). A shadow policy takes the IP key it carries.
+				throw unreadable(ex, origin, "its key cannot be read", lastWarning)
+					.withFallbackKey("ip:" + this.clientIpResolver.resolve(request));
 			}
 			if (value == null || value.isBlank()) {
 				return "ip:" + this.clientIpResolver.resolve(request);
@@ -237,12 +335,15 @@ final class KeyResolvers {
 					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
 		}
 		return (request) -> {
-			KeyExpressionRoot root = new KeyExpressionRoot(request, this.clientIpResolver);
+			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
+			KeyExpressionRoot root = new KeyExpressionRoot(guarded, this.clientIpResolver);
 			SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
 				.withInstanceMethods()
 				.withRootObject(root)
 				.build();
-			return expression.getValue(context, String.class);
+			String value = expression.getValue(context, String.class);
+			RequestParameters.checkGuarded(guarded);
+			return value;
 		};
 	}
 
@@ -264,7 +365,13 @@ final class KeyResolvers {
 					"Declare a " + KeyResolver.class.getSimpleName() + " bean named '" + name + "'");
 		}
 		// Looked up on first use: the bean may depend on beans created after the filter.
-		return (request) -> beans.getBean(name, KeyResolver.class).resolve(request);
+		return (request) -> {
+			// The bean gets the request: its parameters are read first, and refuse to be read when broken.
+			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
+			String value = beans.getBean(name, KeyResolver.class).resolve(guarded);
+			RequestParameters.checkGuarded(guarded);
+			return value;
+		};
 	}
 
 	private static String argument(String spec, String prefix, String origin) {
@@ -291,16 +398,31 @@ final class KeyResolvers {
 	}
 
 	/**
-	 * Returns the part of a parameter that every way of reading it agrees on: the first value up to its
-	 * first comma ({@code getParameter} reads the first value, Spring MVC's binding the values joined
-	 * by commas), as an {@link #identity}.
+	 * Returns a header's value, or {@code null} when the request has none.
+	 * @throws UnreadableRequestException when the header is sent on more than one line: the key would
+	 * take the first, {@code @RequestHeader} all of them joined, so the two would not agree
 	 */
-	static @Nullable String parameterIdentity(HttpServletRequest request, String name) {
-		String first = parameter(request, name);
-		return (first != null) ? parameterIdentity(first) : null;
+	static @Nullable String header(HttpServletRequest request, String name, String origin) {
+		Enumeration<String> values = request.getHeaders(name);
+		if (values == null) {
+			return request.getHeader(name);
+		}
+		if (!values.hasMoreElements()) {
+			return null;
+		}
+		String first = values.nextElement();
+		if (values.hasMoreElements()) {
+			throw new UnreadableRequestException(origin, "header '" + name + "' is sent more than once", null);
+		}
+		return first;
 	}
 
-	private static String parameterIdentity(String first) {
+	/**
+	 * Returns the part of a parameter (or a header) that every way of reading it agrees on: the first
+	 * value up to its first comma ({@code getParameter} reads the first value, Spring MVC's binding the
+	 * values joined by commas), as an {@link #identity}.
+	 */
+	static String firstValueIdentity(String first) {
 		int comma = first.indexOf(',');
 		return identity((comma >= 0) ? first.substring(0, comma) : first);
 	}
@@ -382,21 +504,11 @@ final class KeyResolvers {
 	}
 
 	/**
-	 * Returns a parameter's first value as Spring MVC's {@code @RequestParam} finds it: from
-	 * {@code name}, or from {@code name[]} when there is no {@code name} (so {@code username[]=alice}
-	 * is alice to the handler, and must be to the limiter).
-	 */
-	static @Nullable String parameter(HttpServletRequest request, String name) {
-		String value = request.getParameter(name);
-		return (value != null) ? value : request.getParameter(name + "[]");
-	}
-
-	/**
 	 * Returns a key an operator wrote (for the actuator) as the limiter holds it: an {@code ip:} key's
 	 * address as {@link ClientIpResolver#network} keys it, and a typed value ({@code user:},
 	 * {@code header:}, {@code param:}, {@code expr:}, {@code bean:}) longer than {@value #MAX_RAW_LENGTH}
-	 * characters as its SHA-256 and a {@code param:} value as {@link #parameterIdentity} reads it, as a
-	 * request's value would be. A value in the hashed form (as the
+	 * characters as its SHA-256 and a {@code param:} or {@code header:} value as
+	 * {@link #firstValueIdentity} reads it, as a request's value would be. A value in the hashed form (as the
 	 * limiter logs it) and any other key are taken as they are.
 	 * @param key the key as written
 	 * @return the key the store holds for it
@@ -413,7 +525,8 @@ final class KeyResolvers {
 		if (isHashedForm(value)) {
 			return key;
 		}
-		return key.substring(0, colon + 1) + bounded(key.startsWith("param:") ? parameterIdentity(value) : value);
+		return key.substring(0, colon + 1)
+				+ bounded((key.startsWith("param:") || key.startsWith("header:")) ? firstValueIdentity(value) : value);
 	}
 
 	/** Whether a value is {@code sha256:} and a digest as {@link #bounded} writes it. */
@@ -496,19 +609,21 @@ final class KeyResolvers {
 		/**
 		 * Returns a request header.
 		 * @param name the header name
-		 * @return its first value, or {@code null}
+		 * @return its value, or {@code null}
+		 * @throws UnreadableRequestException when it is sent more than once
 		 */
 		public @Nullable String header(String name) {
-			return this.request.getHeader(name);
+			return KeyResolvers.header(this.request, name, "header('" + name + "')");
 		}
 
 		/**
 		 * Returns a request parameter, as {@code @RequestParam} finds it ({@code name}, else {@code name[]}).
 		 * @param name the parameter name
 		 * @return its first value, or {@code null}
+		 * @throws UnreadableRequestException when the parameters cannot be decoded, or the name is a file part
 		 */
 		public @Nullable String param(String name) {
-			return parameter(this.request, name);
+			return RequestParameters.first(this.request, name, "param('" + name + "')");
 		}
 
 	}

@@ -11,7 +11,8 @@ import io.github.ratelimit.core.RateLimitConfigurationException;
 /**
  * The requests no policy limits ({@code rate-limit.exempt}): those whose resolved client IP is in one of
  * the given ranges (IPv4 and IPv6), and those for which a SpEL condition holds. An exempt request
- * spends nothing and carries no rate limit header; a condition that fails exempts nobody. Immutable and
+ * spends nothing and carries no rate limit header; a condition that throws cannot tell, and the request
+ * is refused ({@link UnreadableRequestException}), unless only shadow policies apply to it. Immutable and
  * thread-safe.
  */
 final class RateLimitExemptions {
@@ -56,6 +57,7 @@ final class RateLimitExemptions {
 	 * Tells whether a request is exempt from every policy.
 	 * @param request the request
 	 * @return {@code true} when its client IP is exempt or the condition holds
+	 * @throws UnreadableRequestException when the condition throws
 	 */
 	public boolean isExempt(HttpServletRequest request) {
 		if (!this.ips.isEmpty() && this.clientIpResolver != null) {

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -122,7 +123,17 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	boolean decideRulesUpFront(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
 		List<RateLimitPolicy> policies = rules(request);
-		RequestDecision rules = answer(limited, request, response, policies);
+		RequestDecision rules;
+		try {
+			rules = answer(limited, request, response, policies);
+		}
+		catch (UnreadableRequestException ex) {
+			if (refuse(ex, limited, request, response, policies)) {
+				return false;
+			}
+			// Only shadow policies: nothing to wait for.
+			rules = null;
+		}
 		if (rules != null && !rules.isAllowed()) {
 			return false;
 		}
@@ -136,8 +147,52 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	 */
 	boolean decide(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response,
 			List<RateLimitPolicy> policies) throws IOException {
-		RequestDecision result = answer(limited, request, response, policies);
+		RequestDecision result;
+		try {
+			result = answer(limited, request, response, policies);
+		}
+		catch (UnreadableRequestException ex) {
+			return !refuse(ex, limited, request, response, policies);
+		}
 		return result == null || result.isAllowed();
+	}
+
+	/**
+	 * Answers a request whose key, plan or exemption cannot be told ({@link UnreadableRequestException},
+	 * thrown before any store call): {@code 400}, unless only shadow policies apply, which never change a
+	 * response (the request goes on undecided, counted as {@code shadow-unreadable}). The one place that
+	 * catches it.
+	 * @param response the response to answer, {@code null} when it was answered already (only counted)
+	 * @return whether it was refused
+	 */
+	private boolean refuse(UnreadableRequestException ex, LimitedRequest limited, HttpServletRequest request,
+			@Nullable HttpServletResponse response, List<RateLimitPolicy> policies) throws IOException {
+		List<String> fellBack = UnreadableRequestException.takeFallbacks(request);
+		boolean enforced = false;
+		if (!this.limiter.isShadowOnly()) {
+			for (RateLimitPolicy policy : policies) {
+				enforced |= !policy.shadow();
+			}
+		}
+		if (enforced) {
+			// Shadow policies that fell back before the enforced one failed.
+			for (String shadow : fellBack) {
+				this.limiter.unreadable(shadow, true);
+			}
+		}
+		String failed = ex.policy();
+		for (RateLimitPolicy policy : policies) {
+			if (!enforced || failed == null || failed.equals(policy.name())) {
+				this.limiter.unreadable(policy.name(), !enforced || policy.shadow());
+			}
+		}
+		if (!enforced || response == null) {
+			return false;
+		}
+		// As for a 429: our answer, not the application's, so the attempts of rules decided up front are given back.
+		giveBackPending(limited);
+		UnreadableRequestProblem.write(request, response, ex);
+		return true;
 	}
 
 	/**
@@ -150,16 +205,12 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		if (policies.isEmpty()) {
 			return limited.rules();
 		}
-		RequestDecision own = this.limiter.decide(request, policies);
+		RequestDecision own = limit(request, policies);
 		RequestDecision rules = limited.rules();
 		RequestDecision result = (rules != null) ? rules.and(own) : own;
 		if (!result.isAllowed()) {
-			// A count the rules were waiting for is off: the request was refused, and gives back what their
-			// attempts hold (its own policies took nothing: all or nothing).
-			limited.takeCount();
-			if (rules != null) {
-				this.limiter.giveBack(rules);
-			}
+			// Its own policies took nothing (all or nothing); the rules decided up front give back what they hold.
+			giveBackPending(limited);
 			this.headers.write(result, response);
 			this.rejectionHandler.reject(request, response, result);
 			return result;
@@ -180,6 +231,17 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	}
 
 	/**
+	 * A request refused after its path rules were decided up front (by a 429 or a 400 of its handler's
+	 * policies): what their attempts hold is given back, as the count they waited for is off.
+	 */
+	private void giveBackPending(LimitedRequest limited) {
+		RequestDecision pending = limited.takeCount();
+		if (pending != null) {
+			this.limiter.giveBack(pending);
+		}
+	}
+
+	/**
 	 * Decides a request that went through without being decided (it never reached a handler lookup,
 	 * e.g. a later filter answered it): on path rules alone, counted as it was answered; it cannot be
 	 * rejected any more, but it spends its budget.
@@ -195,7 +257,15 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		if (rules.isEmpty()) {
 			return;
 		}
-		RequestDecision result = this.limiter.decide(request, rules);
+		RequestDecision result;
+		try {
+			result = limit(request, rules);
+		}
+		catch (UnreadableRequestException ex) {
+			// Answered already: too late for a 400, but counted as the refusal it would have been.
+			refuse(ex, limited, request, null, rules);
+			return;
+		}
 		if (result.isAllowed()) {
 			// Served already: its slots are given back as the filter ends it.
 			limited.holdSlots(result, this.limiter);
@@ -211,6 +281,36 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		if (result.isLimited() && result.isAllowed() && !response.isCommitted()) {
 			this.headers.write(result, response);
 		}
+	}
+
+	/**
+	 * Decides a request with the limiter. Its parameters are read first when a policy's key, plan or
+	 * exemption may read them, so that all of those (and the handler) see one set, or the request is
+	 * refused ({@link RequestParameters}). In {@code rate-limit.mode: shadow} every policy is its shadow
+	 * copy, so that one that cannot be told falls back instead of refusing.
+	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
+	 * before any store call
+	 */
+	private RequestDecision limit(HttpServletRequest request, List<RateLimitPolicy> policies) {
+		List<RateLimitPolicy> decided = policies;
+		boolean readsParameters = false;
+		for (int i = 0; i < policies.size(); i++) {
+			readsParameters |= policies.get(i).readsParameters();
+		}
+		if (readsParameters) {
+			RequestParameters.read(request);
+		}
+		if (this.limiter.isShadowOnly()) {
+			decided = new ArrayList<>(policies.size());
+			for (RateLimitPolicy policy : policies) {
+				decided.add(policy.inShadow());
+			}
+		}
+		RequestDecision result = this.limiter.decide(request, decided);
+		for (String shadow : UnreadableRequestException.takeFallbacks(request)) {
+			this.limiter.unreadable(shadow, true);
+		}
+		return result;
 	}
 
 	/**

@@ -49,17 +49,24 @@ final class RateLimitPolicy {
 
 	private final boolean shadow;
 
+	/** Whether the key, plan or exemption may read the request's parameters ({@link KeyResolvers#readsParameters}). */
+	private final boolean readsParameters;
+
 	private final String headerName;
 
 	/** {@link #headerName} followed by {@code ;r=}: where this policy's item of the {@code RateLimit} header starts. */
 	private final String stateItemPrefix;
+
+	/** This policy in shadow mode, once asked for. */
+	private volatile @Nullable RateLimitPolicy inShadow;
 
 	/** The {@code RateLimit-Policy} item last written, with the limit it was written for. */
 	private volatile @Nullable PolicyItem policyItem;
 
 	private RateLimitPolicy(String id, String name, PolicyLimits limits, @Nullable Limit limit,
 			@Nullable KeyResolver planResolver, @Nullable RequestCondition exemptWhen, String keySpec,
-			KeyResolver keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow) {
+			KeyResolver keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow,
+			boolean readsParameters) {
 		this.id = id;
 		this.name = name;
 		this.limits = limits;
@@ -72,6 +79,7 @@ final class RateLimitPolicy {
 		this.maxDelayNanos = maxDelayNanos;
 		this.count = count;
 		this.shadow = shadow;
+		this.readsParameters = readsParameters;
 		// What the headers say of this policy changes only with its limit: written once per limit, not per response.
 		this.headerName = RateLimitHeaders.sfString(name);
 		this.stateItemPrefix = this.headerName + ";r=";
@@ -118,7 +126,8 @@ final class RateLimitPolicy {
 		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
 		PolicyLimits limits = new PolicyLimits(definition, limit, cost);
 		return new RateLimitPolicy(definition.id(), definition.name(), limits, null, null, null,
-				definition.key().trim(), keyResolver, cost, maxDelayNanos, definition.count(), definition.shadow());
+				definition.key().trim(), keyResolver, cost, maxDelayNanos, definition.count(), definition.shadow(),
+				KeyResolvers.readsParameters(definition.key()));
 	}
 
 	/**
@@ -229,7 +238,7 @@ final class RateLimitPolicy {
 		}
 		this.limits.costs(cost);
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
-				this.keySpec, this.keyResolver, cost, this.maxDelayNanos, this.count, this.shadow);
+				this.keySpec, this.keyResolver, cost, this.maxDelayNanos, this.count, this.shadow, this.readsParameters);
 	}
 
 	/**
@@ -249,13 +258,14 @@ final class RateLimitPolicy {
 		KeyResolver planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
 		this.limits.configurePlans(plans);
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, planResolver, this.exemptWhen,
-				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow,
+				this.readsParameters || KeyResolvers.readsParameters(planSpec));
 	}
 
 	/**
 	 * Returns this policy with an exemption: a request for which the SpEL boolean {@code condition}
 	 * (over the root of key expressions) is true is not limited by this policy. An expression that
-	 * fails exempts nobody.
+	 * throws refuses the request ({@link #isExempt}).
 	 * @param condition the expression, e.g. {@code user == 'monitor'}
 	 * @param keyResolvers parses it
 	 * @param origin the property, for error messages
@@ -265,16 +275,46 @@ final class RateLimitPolicy {
 	public RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
 		RequestCondition exemptWhen = keyResolvers.condition(condition, origin);
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, exemptWhen,
-				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow,
+				this.readsParameters || KeyResolvers.readsParameters(condition));
 	}
 
 	/**
 	 * Returns whether a request is exempt from this policy ({@code exempt-when}).
 	 * @param request the request
-	 * @return {@code true} when the policy's exemption holds for it; never when the expression fails
+	 * @return {@code true} when the policy's exemption holds for it
+	 * @throws UnreadableRequestException when the expression throws (a shadow policy takes it as not exempt)
 	 */
 	public boolean isExempt(HttpServletRequest request) {
-		return this.exemptWhen != null && this.exemptWhen.test(request);
+		try {
+			return this.exemptWhen != null && this.exemptWhen.test(request);
+		}
+		catch (UnreadableRequestException ex) {
+			return fallBack(request, ex, false);
+		}
+	}
+
+	/**
+	 * What an enforced policy cannot tell refuses the request; a shadow policy, which never changes a
+	 * response, takes what it took before (not exempt, its own limit, the client IP's key) and the
+	 * request is counted as {@code shadow-unreadable}.
+	 */
+	private <T> T fallBack(HttpServletRequest request, UnreadableRequestException ex, T fallback) {
+		if (!this.shadow) {
+			throw ex.of(this.name);
+		}
+		UnreadableRequestException.fellBack(request, this.name);
+		return fallback;
+	}
+
+	/**
+	 * Returns whether this policy's key, plan or exemption may read the request's parameters, which
+	 * are then read before any of them ({@link RequestParameters#read}).
+	 * @return {@code true} for a {@code param:} source, a SpEL expression that reads parameters or the
+	 * request, or a resolver bean
+	 */
+	boolean readsParameters() {
+		return this.readsParameters;
 	}
 
 	/**
@@ -282,6 +322,7 @@ final class RateLimitPolicy {
 	 * one (same budget, same name), else as it is.
 	 * @param request the request
 	 * @return the policy to decide the request with
+	 * @throws UnreadableRequestException when the plan cannot be told (a shadow policy takes its own limit)
 	 */
 	public RateLimitPolicy inForceFor(HttpServletRequest request) {
 		Map<String, Limit> plans = this.limits.inForce().plans();
@@ -292,16 +333,16 @@ final class RateLimitPolicy {
 		try {
 			plan = this.planResolver.resolve(request);
 		}
-		catch (RuntimeException ex) {
-			// A plan that cannot be told is no plan: the policy's own limit.
-			plan = null;
+		catch (UnreadableRequestException ex) {
+			// A plan that cannot be told refuses the request: the policy's own limit would let the client choose.
+			return fallBack(request, ex, this);
 		}
 		Limit planned = (plan != null) ? plans.get(plan.trim()) : null;
 		if (planned == null) {
 			return this;
 		}
 		return new RateLimitPolicy(this.id, this.name, this.limits, planned, this.planResolver, this.exemptWhen,
-				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow);
+				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow, this.readsParameters);
 	}
 
 	/**
@@ -402,18 +443,43 @@ final class RateLimitPolicy {
 	 * @return the policy
 	 */
 	public RateLimitPolicy inShadow() {
-		return this.shadow ? this
-				: new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
-						this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true);
+		if (this.shadow) {
+			return this;
+		}
+		// rate-limit.mode: shadow asks for it on every request.
+		RateLimitPolicy shadowed = this.inShadow;
+		if (shadowed == null) {
+			shadowed = newShadow();
+			this.inShadow = shadowed;
+		}
+		return shadowed;
+	}
+
+	private RateLimitPolicy newShadow() {
+		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
+						this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true,
+						this.readsParameters);
 	}
 
 	/**
 	 * Builds this policy's part of a request.
 	 * @param request the request
 	 * @return which budget it spends, and how much
+	 * @throws UnreadableRequestException when the key cannot be read (a shadow policy takes the client IP's)
 	 */
 	public Acquisition acquisition(HttpServletRequest request) {
-		return new Acquisition(this.id, limit(), this.keyResolver.resolve(request), this.cost, this.maxDelayNanos);
+		String key;
+		try {
+			key = this.keyResolver.resolve(request);
+		}
+		catch (UnreadableRequestException ex) {
+			String fallback = ex.fallbackKey();
+			if (fallback == null) {
+				throw ex.of(this.name);
+			}
+			key = fallBack(request, ex, fallback);
+		}
+		return new Acquisition(this.id, limit(), key, this.cost, this.maxDelayNanos);
 	}
 
 	/**

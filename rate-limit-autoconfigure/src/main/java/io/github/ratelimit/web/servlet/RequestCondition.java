@@ -3,7 +3,8 @@ package io.github.ratelimit.web.servlet;
 import jakarta.servlet.http.HttpServletRequest;
 
 /**
- * A condition over a request, such as an exemption. Implementations are thread-safe and never throw.
+ * A condition over a request, such as an exemption. Implementations are thread-safe; one that cannot
+ * be evaluated throws {@link UnreadableRequestException}, which refuses the request.
  */
 @FunctionalInterface
 interface RequestCondition {
@@ -12,6 +13,7 @@ interface RequestCondition {
 	 * Tells whether the condition holds for a request.
 	 * @param request the request
 	 * @return {@code true} when it holds
+	 * @throws UnreadableRequestException when it cannot be evaluated
 	 */
 	boolean test(HttpServletRequest request);
 }

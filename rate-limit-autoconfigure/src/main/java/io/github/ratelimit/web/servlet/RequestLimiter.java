@@ -424,6 +424,24 @@ final class RequestLimiter {
 		return false;
 	}
 
+	/**
+	 * Returns whether every policy only observes ({@code rate-limit.mode: shadow}).
+	 * @return {@code true} in shadow mode
+	 */
+	boolean isShadowOnly() {
+		return this.shadowOnly;
+	}
+
+	/**
+	 * Records that a policy could not tell a request's key, plan or exemption
+	 * ({@link UnreadableRequestException}): refused with {@code 400}, or, for a shadow policy, let through.
+	 * @param policy the policy's name
+	 * @param shadow whether the policy only observes
+	 */
+	void unreadable(String policy, boolean shadow) {
+		this.recorder.decided(policy, shadow ? DecisionOutcome.SHADOW_UNREADABLE : DecisionOutcome.UNREADABLE);
+	}
+
 	private void storeFailed(List<RateLimitPolicy> policies, RuntimeException ex) {
 		for (RateLimitPolicy policy : policies) {
 			this.recorder.decided(policy.name(), DecisionOutcome.STORE_ERROR);

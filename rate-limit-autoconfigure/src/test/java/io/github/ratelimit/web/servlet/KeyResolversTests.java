@@ -12,6 +12,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockMultipartHttpServletRequest;
+import org.springframework.mock.web.MockPart;
 import org.springframework.web.servlet.HandlerMapping;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -79,7 +81,9 @@ class KeyResolversTests {
 		this.request.addHeader("B", "sha256");
 		this.request.addHeader("C", "SHA256:x");
 		assertThat(resolve("header:B")).isEqualTo("header:sha256");
-		assertThat(resolve("header:C")).isEqualTo("header:SHA256:x");
+		// Case folded as for param: keys, then in the hashed namespace: never a hashed value's budget.
+		assertThat(resolve("header:C")).startsWith("header:sha256:").isNotEqualTo(hashed)
+			.isEqualTo(this.keyResolvers.canonical("header:SHA256:x"));
 	}
 
 	@Test
@@ -142,10 +146,18 @@ class KeyResolversTests {
 	}
 
 	@Test
-	void spelErrorsAndNullsAtRuntimeFallBackToTheClientIp() {
+	void spelNullsAtRuntimeFallBackToTheClientIpAndErrorsRefuseTheRequest() {
 		assertThat(resolve("#{header('Missing')}")).isEqualTo("ip:203.0.113.7");
-		assertThat(resolve("#{header('Missing').length()}")).isEqualTo("ip:203.0.113.7");
-		assertThat(resolve("#{T(java.lang.Runtime).getRuntime()}")).isEqualTo("ip:203.0.113.7");
+		assertThat(resolve("#{header('Missing')?.length()}")).isEqualTo("ip:203.0.113.7");
+		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> resolve("#{header('Missing').length()}"))
+			.satisfies((ex) -> assertThat(ex.fallbackKey()).isEqualTo("ip:203.0.113.7"));
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> resolve("#{T(java.lang.Runtime).getRuntime()}"));
+		// A value that is present and that the expression throws on: never the client IP's budget.
+		this.request.addHeader("X-Token", "abc");
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> resolve("#{header('X-Token').substring(0, 8)}"))
+			.satisfies((ex) -> assertThat(ex.origin()).isEqualTo("test"));
 	}
 
 	@Test
@@ -157,7 +169,8 @@ class KeyResolversTests {
 		this.beans.registerSingleton("notAResolver", "hello");
 		this.request.addHeader("X-Tenant", "acme");
 		assertThat(resolve("@tenant")).isEqualTo("bean:acme");
-		assertThat(resolve("@broken")).isEqualTo("ip:203.0.113.7");
+		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> resolve("@broken"))
+			.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its key cannot be read"));
 		assertThatExceptionOfType(RateLimitConfigurationException.class).isThrownBy(() -> resolve("@notAResolver"))
 			.withMessageContaining("bean 'notAResolver' is not a io.github.ratelimit.web.KeyResolver");
 	}
@@ -242,16 +255,150 @@ class KeyResolversTests {
 	}
 
 	@Test
-	void aKeyThatFailsIsKeyedByIpAndSaidAtWarnOnceAMinute(CapturedOutput output) {
+	void aKeyThatFailsRefusesTheRequestAndIsSaidAtWarnOnceAMinute(CapturedOutput output) {
 		KeyResolver failing = this.keyResolvers.forSpec("#{1/0}", "rate-limit.policies.login.key");
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.setRemoteAddr("192.0.2.7");
 		for (int i = 0; i < 5; i++) {
-			assertThat(failing.resolve(request)).isEqualTo("ip:192.0.2.7");
+			assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> failing.resolve(request))
+				.satisfies((ex) -> assertThat(ex.fallbackKey()).isEqualTo("ip:192.0.2.7"));
 		}
-		String warning = "The key of rate-limit.policies.login.key failed";
+		String warning = "rate-limit.policies.login.key cannot be told for a request";
+		assertThat(output).contains(warning).contains("refused with 400");
+		assertThat(output.toString().split(java.util.regex.Pattern.quote(warning), -1)).as("said once").hasSize(2);
+	}
+
+	@Test
+	void parametersThatCannotBeDecodedRefuseEveryReaderOfThemAndAreReadOnce() {
+		MockHttpServletRequest request = new UndecodableRequest();
+		request.setParameter("u", "victim");
+		for (String spec : new String[] { "param:u", "#{param('u')}", "#{request.getParameter('u')}",
+				"#{request.parameterMap.size()}" }) {
+			assertThatExceptionOfType(UnreadableRequestException.class).as(spec)
+				.isThrownBy(() -> this.keyResolvers.forSpec(spec, "test").resolve(request))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its parameters cannot be decoded"));
+		}
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> this.keyResolvers.forPlanSpec("param:u", "test").resolve(request));
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> this.keyResolvers.condition("param('u') == 'victim'", "test").test(request));
+		// A resolver bean that catches the failure cannot hide it: the read is remembered.
+		this.beans.registerSingleton("swallowing", (KeyResolver) (guarded) -> {
+			try {
+				return guarded.getParameter("u");
+			}
+			catch (RuntimeException ex) {
+				return null;
+			}
+		});
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> this.keyResolvers.forSpec("@swallowing", "test").resolve(request));
+		// Keys that read no parameter are not concerned.
+		request.addHeader("X-Api-Key", "k");
+		assertThat(this.keyResolvers.forSpec("header:X-Api-Key", "test").resolve(request)).isEqualTo("header:k");
+		assertThat(((UndecodableRequest) request).reads).as("read once").isEqualTo(1);
+	}
+
+	@Test
+	void aParameterSentAsAFilePartRefusesTheRequest() {
+		MockMultipartHttpServletRequest request = new MockMultipartHttpServletRequest();
+		request.setContentType("multipart/form-data; boundary=x");
+		request.addPart(new MockPart("u", "victim.txt", "victim".getBytes()));
+		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> this.keyResolvers.forSpec("param:u", "test").resolve(request))
+			.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("parameter 'u' is sent as a file part"));
+		MockMultipartHttpServletRequest field = new MockMultipartHttpServletRequest();
+		field.setContentType("multipart/form-data; boundary=x");
+		field.setParameter("u", "victim");
+		field.addPart(new MockPart("u", "victim".getBytes()));
+		field.addPart(new MockPart("avatar", "a.png", new byte[1]));
+		assertThat(this.keyResolvers.forSpec("param:u", "test").resolve(field)).isEqualTo("param:victim");
+	}
+
+	@Test
+	void aParameterKeyOnABodyWithoutParametersIsTheClientIpAndSaidAtWarn(CapturedOutput output) {
+		KeyResolver key = this.keyResolvers.forSpec("param:username", "rate-limit.policies.login.key");
+		MockHttpServletRequest json = new MockHttpServletRequest("POST", "/login");
+		json.setRemoteAddr("192.0.2.8");
+		json.setContentType("application/json");
+		json.setContent("{\"username\":\"victim\"}".getBytes());
+		assertThat(key.resolve(json)).isEqualTo("ip:192.0.2.8");
+		assertThat(key.resolve(json)).isEqualTo("ip:192.0.2.8");
+		String warning = "rate-limit.policies.login.key reads parameter 'username', which a request with a body of type application/json";
 		assertThat(output).contains(warning);
 		assertThat(output.toString().split(java.util.regex.Pattern.quote(warning), -1)).as("said once").hasSize(2);
+		json.setParameter("username", "victim");
+		assertThat(key.resolve(json)).as("from the query string").isEqualTo("param:victim");
+	}
+
+	@Test
+	void aHeaderKeyIsAnIdentityAndARepeatedHeaderRefusesTheRequest() {
+		for (String variant : new String[] { "victim", "Victim", "victim\u00a0", " VICTIM ", "victim,other" }) {
+			MockHttpServletRequest request = new MockHttpServletRequest();
+			request.addHeader("X-User", variant);
+			assertThat(this.keyResolvers.forSpec("header:X-User", "test").resolve(request)).as(variant)
+				.isEqualTo("header:victim");
+			assertThat(this.keyResolvers.canonical("header:" + variant)).as(variant).isEqualTo("header:victim");
+		}
+		MockHttpServletRequest blank = new MockHttpServletRequest();
+		blank.setRemoteAddr("192.0.2.9");
+		blank.addHeader("X-User", "\u00a0 ");
+		assertThat(this.keyResolvers.forSpec("header:X-User", "test").resolve(blank)).isEqualTo("ip:192.0.2.9");
+		MockHttpServletRequest twice = new MockHttpServletRequest();
+		twice.addHeader("X-User", "victim");
+		twice.addHeader("X-User", "other");
+		for (String spec : new String[] { "header:X-User", "#{header('X-User')}" }) {
+			assertThatExceptionOfType(UnreadableRequestException.class).as(spec)
+				.isThrownBy(() -> this.keyResolvers.forSpec(spec, "test").resolve(twice))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("header 'X-User' is sent more than once"));
+		}
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> this.keyResolvers.forPlanSpec("header:X-User", "test").resolve(twice));
+	}
+
+	@Test
+	void aPlanThatCannotBeToldRefusesTheRequest() {
+		this.beans.registerSingleton("brokenPlan", (KeyResolver) (request) -> {
+			throw new IllegalStateException("the customer database is away");
+		});
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> this.keyResolvers.forPlanSpec("@brokenPlan", "rate-limit.policies.api.plan").resolve(this.request))
+			.satisfies((ex) -> {
+				assertThat(ex.reason()).isEqualTo("its plan cannot be told");
+				assertThat(ex.origin()).isEqualTo("rate-limit.policies.api.plan");
+			});
+		assertThat(this.keyResolvers.forPlanSpec("header:X-Plan", "test").resolve(this.request)).isNull();
+	}
+
+	@Test
+	void settingsThatMayReadParametersAreKnown() {
+		assertThat(KeyResolvers.readsParameters("param:u")).isTrue();
+		assertThat(KeyResolvers.readsParameters("@bean")).isTrue();
+		assertThat(KeyResolvers.readsParameters("#{param('u')}")).isTrue();
+		assertThat(KeyResolvers.readsParameters("request.getParameter('u') == 'x'")).isTrue();
+		assertThat(KeyResolvers.readsParameters("ip")).isFalse();
+		assertThat(KeyResolvers.readsParameters("header:X-Param")).isFalse();
+		assertThat(KeyResolvers.readsParameters("#{header('X-Tenant')}")).isFalse();
+		assertThat(KeyResolvers.readsParameters(null)).isFalse();
+	}
+
+	/** A request whose parameters fail to decode as Tomcat's do: the first read throws, later ones do not. */
+	static final class UndecodableRequest extends MockHttpServletRequest {
+
+		int reads;
+
+		UndecodableRequest() {
+			super("POST", "/login");
+			setRemoteAddr("192.0.2.1");
+		}
+
+		@Override
+		public java.util.Map<String, String[]> getParameterMap() {
+			if (this.reads++ == 0) {
+				throw new IllegalStateException("Character decoding failed");
+			}
+			return super.getParameterMap();
+		}
+
 	}
 
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Exempt client IPs (IPv4 and IPv6, against the resolved client IP) and exempt conditions.
@@ -85,10 +86,15 @@ class RateLimitExemptionsTests {
 	}
 
 	@Test
-	void aConditionThatThrowsOrIsNotABooleanExemptsNobody() {
+	void aConditionThatIsNotABooleanExemptsNobodyAndOneThatThrowsRefusesTheRequest() {
 		RateLimitExemptions throwing = RateLimitExemptions.of(List.of(), "header('X-None').length() > 0",
 				this.keyResolvers, this.direct, "rate-limit.exempt.when");
-		assertThat(throwing.isExempt(request("10.0.0.1"))).isFalse();
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> throwing.isExempt(request("10.0.0.1")))
+			.satisfies((ex) -> assertThat(ex.policy()).isNull());
+		RateLimitExemptions nullSafe = RateLimitExemptions.of(List.of(), "header('X-None')?.length() > 0",
+				this.keyResolvers, this.direct, "rate-limit.exempt.when");
+		assertThat(nullSafe.isExempt(request("10.0.0.1"))).isFalse();
 		RateLimitExemptions notBoolean = RateLimitExemptions.of(List.of(), "header('X-Internal')", this.keyResolvers,
 				this.direct, "rate-limit.exempt.when");
 		MockHttpServletRequest internal = request("10.0.0.1");
@@ -103,7 +109,7 @@ class RateLimitExemptionsTests {
 	void aConditionCannotReachBeyondTheRequest() {
 		RateLimitExemptions condition = RateLimitExemptions.of(List.of(),
 				"T(java.lang.Runtime).getRuntime() != null", this.keyResolvers, this.direct, "rate-limit.exempt.when");
-		assertThat(condition.isExempt(request("10.0.0.1"))).isFalse();
+		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> condition.isExempt(request("10.0.0.1")));
 	}
 
 	private static MockHttpServletRequest request(String remoteAddr) {

@@ -12,12 +12,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpSource;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
@@ -486,6 +487,21 @@ public class RateLimitProperties {
 		 * policy when true.
 		 */
 		private @Nullable String exemptWhen;
+
+		/**
+		 * What decides this policy's requests when the shared store (Redis) cannot answer in time: allow
+		 * (fail open), deny (429) or local (this instance's in-process budget); the store's
+		 * rate-limit.store.redis.on-failure when not set. No effect with the in-process store.
+		 */
+		private @Nullable OnFailure onFailure;
+
+		public @Nullable OnFailure getOnFailure() {
+			return this.onFailure;
+		}
+
+		public void setOnFailure(@Nullable OnFailure onFailure) {
+			this.onFailure = onFailure;
+		}
 
 		public @Nullable String getPlan() {
 			return this.plan;

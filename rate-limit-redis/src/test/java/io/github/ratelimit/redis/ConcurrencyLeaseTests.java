@@ -22,13 +22,13 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.test.ManualClock;
-import io.github.ratelimit.core.CaffeineRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -15,13 +15,13 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
-import io.github.ratelimit.testsupport.RedisProcess;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.testsupport.RedisProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

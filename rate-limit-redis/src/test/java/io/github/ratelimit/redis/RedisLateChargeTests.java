@@ -12,14 +12,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.OnFailure;
 
-import io.github.ratelimit.testsupport.RedisProcess;
 import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.testsupport.RedisProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

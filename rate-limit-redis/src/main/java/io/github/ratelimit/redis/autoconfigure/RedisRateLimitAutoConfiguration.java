@@ -18,11 +18,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.core.InvalidValueException;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.InvalidValueException;
-import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 /**
@@ -73,7 +73,16 @@ public final class RedisRateLimitAutoConfiguration {
 			.overridesPollInterval(properties.getOverridesPollInterval())
 			.leaseExpiry(properties.getLeaseExpiry())
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
-		if (properties.getOnFailure() == OnFailure.LOCAL) {
+		boolean local = properties.getOnFailure() == OnFailure.LOCAL;
+		for (Map.Entry<String, RateLimitProperties.Policy> policy : rateLimitProperties.getPolicies().entrySet()) {
+			OnFailure own = policy.getValue().getOnFailure();
+			if (own != null) {
+				// A configured policy's budget is the limit of its name (inline @RateLimited limits fail as the store does).
+				builder.onFailure(policy.getKey(), own);
+				local |= own == OnFailure.LOCAL;
+			}
+		}
+		if (local) {
 			// The local fallback is bounded like the in-process store: rate-limit.store.caffeine.*.
 			builder.localStore(rateLimitProperties.getStore()
 				.getCaffeine()

@@ -15,10 +15,11 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.core.OnFailure;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
@@ -62,7 +63,7 @@ class RedisRateLimitAutoConfigurationTests {
 			.run((context) -> {
 				RedisRateLimitProperties properties = context.getBean(RedisRateLimitProperties.class);
 				assertThat(properties.getTimeout()).isEqualTo(Duration.ofMillis(250));
-				assertThat(properties.getOnFailure()).isEqualTo(io.github.ratelimit.core.OnFailure.LOCAL);
+				assertThat(properties.getOnFailure()).isEqualTo(OnFailure.LOCAL);
 				assertThat(properties.getBreaker().getFailureThreshold()).isEqualTo(5);
 				assertThat(properties.isCoalescing()).isFalse();
 				assertThat(properties.getRejectionCache()).isZero();
@@ -137,6 +138,37 @@ class RedisRateLimitAutoConfigurationTests {
 				.rootCause()
 				.hasMessageContaining("store type 'redis' needs a single RedisConnectionFactory bean, and there is none")
 				.hasMessageContaining("Add org.springframework.boot:spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void aPolicysOwnOnFailureBindsOnBothStores() {
+		for (String type : List.of("redis", "caffeine")) {
+			this.runner.withPropertyValues("rate-limit.store.type=" + type, "rate-limit.policies.api.on-failure=local")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					assertThat(context.getBean(RateLimitProperties.class).getPolicies().get("api").getOnFailure())
+						.isEqualTo(OnFailure.LOCAL);
+				});
+		}
+	}
+
+	@Test
+	void aPolicyThatFallsBackLocallyBoundsItsLocalStoreLikeTheStoresOwnChoice() {
+		this.runner
+			.withPropertyValues("rate-limit.store.type=redis", "rate-limit.policies.api.on-failure=local",
+					"rate-limit.store.caffeine.maximum-size=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("rate-limit.store.caffeine.maximum-size: maximum size must be positive, was 0"));
+	}
+
+	@Test
+	void aBadPolicyOnFailureFailsNamingTheProperty() {
+		this.runner.withPropertyValues("rate-limit.store.type=redis", "rate-limit.policies.api.on-failure=maybe")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("rate-limit.policies.api.on-failure"));
 	}
 
 	@Test

@@ -540,14 +540,43 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				Receipt receipt = receipts.get(i);
 				Acquisition acquisition = receipt.acquisition();
 				if (receipt.holdsCost()) {
-					// A concurrency limit's release finds where its slot was taken on its own (its lease).
-					Decision after = isConcurrency(acquisition) ? release(acquisition, deadline) : giveBack(receipt);
-					receipts.set(i, new Receipt(acquisition, (after != null) ? after : receipt.decision(), Receipt.NO_MARK,
+					receipts.set(i, new Receipt(acquisition, compensate(receipt, deadline), Receipt.NO_MARK,
 							Receipt.Place.NOWHERE));
 				}
 			}
 		}
 		return receipts;
+	}
+
+	/**
+	 * Gives back, before the rejected request is answered (within its deadline), what one of its budgets
+	 * took in another slot: by its receipt, exactly, where it was taken. A concurrency limit's release
+	 * finds where its slot was taken on its own (its lease).
+	 */
+	private Decision compensate(Receipt receipt, long deadline) {
+		Acquisition acquisition = receipt.acquisition();
+		if (isConcurrency(acquisition)) {
+			return release(acquisition, deadline);
+		}
+		Receipt mirror = receipt.mirror();
+		if (mirror != null) {
+			this.localStore.giveBack(mirror);
+		}
+		if (receipt.place() == Receipt.Place.LOCAL) {
+			Decision after = this.localStore.giveBack(new Receipt(acquisition, receipt.decision(), receipt.mark(),
+					Receipt.Place.STORE));
+			return (after != null) ? after : receipt.decision();
+		}
+		try {
+			giveBackInRedis(receipt).get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Still on its way (or lost: the attempt stays charged, never generous).
+		}
+		return receipt.decision();
 	}
 
 	/**

@@ -148,7 +148,8 @@ class RedisGiveBackTests {
 	 * 64 threads of two instances, on a clock that stands still within a round: some give back receipts
 	 * held since earlier rounds while the others try to be admitted. After every round the budget reads
 	 * exactly the limit less what is held, every attempt that found room was admitted, and none beyond
-	 * what was given back.
+	 * what was given back. Then across a runtime change (the limit doubled: each held attempt comes back
+	 * once, under the new limit) and past the window's end (held attempts hold nothing, credit nothing).
 	 */
 	@ParameterizedTest
 	@EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
@@ -166,40 +167,67 @@ class RedisGiveBackTests {
 			List<Receipt> given = new ArrayList<>(held.subList(0, giveBacks));
 			// By position: receipts are records, two of them may be equal.
 			held.subList(0, giveBacks).clear();
-			CountDownLatch go = new CountDownLatch(1);
-			ConcurrentLinkedQueue<Receipt> admitted = new ConcurrentLinkedQueue<>();
-			AtomicInteger givenBack = new AtomicInteger();
-			List<Future<?>> done = new ArrayList<>();
-			for (int t = 0; t < 64; t++) {
-				int thread = t;
-				RedisRateLimitStore store = both[t % 2];
-				done.add(this.threads.submit((Callable<Void>) () -> {
-					go.await();
-					if (thread < given.size()) {
-						if (store.giveBackInRedis(given.get(thread)).get(5, TimeUnit.SECONDS) > 0) {
-							givenBack.incrementAndGet();
-						}
-					}
-					else {
-						Receipt receipt = store.admitAll(List.of(new Acquisition("race", limit, "k", 1))).get(0);
-						if (receipt.holdsCost()) {
-							admitted.add(receipt);
-						}
-					}
-					return null;
-				}));
-			}
-			go.countDown();
-			for (Future<?> future : done) {
-				future.get(30, TimeUnit.SECONDS);
-			}
+			Race race = race(both, given, limit);
 			int room = 16 - held.size() - giveBacks;
-			assertThat(givenBack.get()).as("round %d: every give-back held its cost", round).isEqualTo(giveBacks);
-			assertThat(admitted.size()).as("round %d: admitted", round).isBetween(room, room + giveBacks);
-			held.addAll(admitted);
+			assertThat(race.givenBack()).as("round %d: every give-back held its cost", round).isEqualTo(giveBacks);
+			assertThat(race.admitted().size()).as("round %d: admitted", round).isBetween(room, room + giveBacks);
+			held.addAll(race.admitted());
 			assertThat(first.peek(peek).remaining()).as("round %d: the budget", round).isEqualTo(16 - held.size());
 		}
+		// A runtime change doubles the limit: what is held stays spent, and comes back once, under the new limit.
+		Limit doubled = limit(algorithm, 32);
+		Acquisition peekDoubled = new Acquisition("race", doubled, "k", 1);
+		assertThat(first.peek(peekDoubled).remaining()).as("moved: what was spent stays spent").isEqualTo(32 - held.size());
+		this.clock.advance(Duration.ofMillis(1));
+		Race changed = race(both, new ArrayList<>(held), doubled);
+		assertThat(changed.givenBack()).as("after the change: every give-back held its cost").isEqualTo(held.size());
+		assertThat(changed.admitted().size()).isBetween(32 - held.size(), 32);
+		held.clear();
+		held.addAll(changed.admitted());
+		assertThat(first.peek(peekDoubled).remaining()).as("after the change: the budget").isEqualTo(32 - held.size());
+		// Past the window (and the bucket refilled): what is held holds nothing, and credits nothing new.
+		this.clock.advance(Duration.ofHours(2));
+		Race later = race(both, new ArrayList<>(held), doubled);
+		assertThat(later.givenBack()).as("a window that ended holds nothing").isZero();
+		assertThat(later.admitted()).as("exactly the new window's budget").hasSize(32);
+		assertThat(first.peek(peekDoubled).remaining()).isZero();
 		assertThat(first.errors() + second.errors()).isZero();
+	}
+
+	/** What one round of 64 threads did: attempts admitted, give-backs that returned something. */
+	private record Race(List<Receipt> admitted, int givenBack) {
+	}
+
+	/** 64 threads of two instances at once: the first give back one receipt each, the others try to be admitted. */
+	private Race race(RedisRateLimitStore[] both, List<Receipt> given, Limit limit) throws Exception {
+		CountDownLatch go = new CountDownLatch(1);
+		ConcurrentLinkedQueue<Receipt> admitted = new ConcurrentLinkedQueue<>();
+		AtomicInteger givenBack = new AtomicInteger();
+		List<Future<?>> done = new ArrayList<>();
+		for (int t = 0; t < 64; t++) {
+			int thread = t;
+			RedisRateLimitStore store = both[t % 2];
+			done.add(this.threads.submit((Callable<Void>) () -> {
+				go.await();
+				if (thread < given.size()) {
+					if (store.giveBackInRedis(given.get(thread)).get(5, TimeUnit.SECONDS) > 0) {
+						givenBack.incrementAndGet();
+					}
+				}
+				else {
+					Receipt receipt = store.admitAll(List.of(new Acquisition("race", limit, "k", 1))).get(0);
+					if (receipt.holdsCost()) {
+						admitted.add(receipt);
+					}
+				}
+				return null;
+			}));
+		}
+		go.countDown();
+		for (Future<?> future : done) {
+			future.get(30, TimeUnit.SECONDS);
+		}
+		return new Race(new ArrayList<>(admitted), givenBack.get());
 	}
 
 	/** This instance's cached rejection goes at once; another instance's lasts until its age. */

@@ -397,7 +397,7 @@ class ScriptAgreementTests {
 			return switch (algorithm) {
 				case TOKEN_BUCKET, LEAKY_BUCKET -> gcra((String) state, now, limit, cost, mark);
 				case FIXED_WINDOW -> fixedWindow((String) state, now, limit, cost, mark);
-				case SLIDING_WINDOW_LOG -> log(uncheckedList(state), cost, mark);
+				case SLIDING_WINDOW_LOG -> log(uncheckedList(state), now, limit, cost, mark);
 				case SLIDING_WINDOW_COUNTER -> counter((String) state, now, limit, cost, mark);
 				case CONCURRENCY -> new GiveBack(0, state);
 			};
@@ -443,7 +443,11 @@ class ScriptAgreementTests {
 			return new GiveBack(given, (count - given > 0) ? start + " " + (count - given) + " " + end : null);
 		}
 
-		private static GiveBack log(List<String> entries, long cost, long mark) {
+		private static GiveBack log(List<String> entries, long now, Limit limit, long cost, long mark) {
+			if (mark <= now - limit.period().toNanos() / 1000) {
+				// Aged out of the window: held nothing any more, whether or not the list still has it.
+				return new GiveBack(0, entries);
+			}
 			List<String> left = new ArrayList<>(entries);
 			long given = 0;
 			while (given < cost && left.remove(Long.toString(mark))) {

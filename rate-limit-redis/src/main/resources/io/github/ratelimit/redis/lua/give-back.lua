@@ -75,6 +75,10 @@ end
 -- oldest first, all alike); never the newest entries, which may be another request's. The key keeps its
 -- TTL (at most longer than its entries need).
 GIVE_BACKS['sliding-window-log'] = function(key, now, p, cost, mark)
+  if mark <= now - p.period then
+    -- Aged out of the window (under the receipt's period): it holds nothing any more.
+    return 0
+  end
   return redis.call('LREM', key, cost, int(mark))
 end
 

@@ -640,6 +640,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	@Override
 	public @Nullable Decision giveBack(Receipt receipt) {
 		Acquisition acquisition = receipt.acquisition();
+		if (isConcurrency(acquisition)) {
+			// A slot is given back by a receipt only for a request refused after it was taken: its release,
+			// where the slot was taken (its lease knows).
+			return receipt.holdsCost() ? release(acquisition) : null;
+		}
 		Receipt mirror = receipt.mirror();
 		if (mirror != null) {
 			this.localStore.giveBack(mirror);

@@ -2,6 +2,7 @@ package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -17,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.DispatcherServlet;
+
+import io.github.ratelimit.web.CountMode;
 
 /**
  * Opens each request for the {@link RateLimitInterceptor}, which decides it once Spring MVC has found
@@ -103,8 +106,14 @@ class RateLimitFilter extends OncePerRequestFilter {
 				return;
 			}
 		}
-		else if (this.rulesUpFront && !this.interceptor.decideRulesUpFront(limited, request, next)) {
-			return;
+		else if (this.rulesUpFront || this.interceptor.mayCountLater()) {
+			// A rule that counts failures or successes is decided before the rest of the chain too: a later
+			// filter that answers a login (its own authentication) would otherwise check every guess.
+			List<RateLimitPolicy> rules = this.interceptor.rules(request);
+			if ((this.rulesUpFront || countsLater(rules))
+					&& !this.interceptor.decideRulesUpFront(limited, request, next, rules)) {
+				return;
+			}
 		}
 		boolean failed = true;
 		try {
@@ -128,6 +137,15 @@ class RateLimitFilter extends OncePerRequestFilter {
 				}
 			}
 		}
+	}
+
+	private static boolean countsLater(List<RateLimitPolicy> policies) {
+		for (int i = 0; i < policies.size(); i++) {
+			if (policies.get(i).count() != CountMode.ALL) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

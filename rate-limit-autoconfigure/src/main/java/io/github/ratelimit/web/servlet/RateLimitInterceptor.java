@@ -120,9 +120,8 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	 * own policies are decided once Spring MVC has found it.
 	 * @return whether the request proceeds
 	 */
-	boolean decideRulesUpFront(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response)
-			throws IOException {
-		List<RateLimitPolicy> policies = rules(request);
+	boolean decideRulesUpFront(LimitedRequest limited, HttpServletRequest request, HttpServletResponse response,
+			List<RateLimitPolicy> policies) throws IOException {
 		RequestDecision rules;
 		try {
 			rules = answer(limited, request, response, policies);

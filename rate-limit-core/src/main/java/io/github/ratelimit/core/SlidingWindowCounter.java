@@ -91,10 +91,16 @@ final class SlidingWindowCounter implements LimiterState {
 		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, cost));
 	}
 
-	/** The start of the window the acquisition was counted in: its reset was that window's end plus a period. */
+	/**
+	 * The start of the window the acquisition was counted in: its reset was that window's end plus a
+	 * period. Window starts are multiples of the period; a caller whose clock reading was older than the
+	 * window (counted in it all the same) lands between two, and its window is the next start.
+	 */
 	@Override
 	public long mark(long nowNanos, Decision admitted) {
-		return nowNanos + admitted.resetNanos() - 2 * this.period;
+		long start = nowNanos + admitted.resetNanos() - 2 * this.period;
+		long aligned = Math.floorDiv(start, this.period) * this.period;
+		return (aligned == start) ? start : aligned + this.period;
 	}
 
 	/**

@@ -99,6 +99,22 @@ class GiveBackTests {
 	}
 
 	@Test
+	void aWindowCounterCallerWithAnOlderClockReadingGivesBackFromTheWindowItWasCountedIn() {
+		Limit four = limit(Algorithm.SLIDING_WINDOW_COUNTER, 4, Duration.ofMinutes(1));
+		long period = Duration.ofMinutes(1).toNanos();
+		long start = 30_000_000L * period;
+		LimiterState state = four.newState();
+		state.tryAcquire(start + 1_000_000_000L, 1, 0);
+		// Read the clock just before another thread rolled the window: counted in the current window.
+		long stale = start - 1_000;
+		Decision admitted = state.tryAcquire(stale, 1, 0);
+		long mark = state.mark(stale, admitted);
+		assertThat(mark).isEqualTo(start);
+		state.giveBack(start + 2_000_000_000L, 1, mark, four);
+		assertThat(state.peek(start + 2_000_000_000L).remaining()).isEqualTo(3);
+	}
+
+	@Test
 	void aLogGivesBackTheAttemptsOwnEntryNotTheNewest() {
 		Limit two = limit(Algorithm.SLIDING_WINDOW_LOG, 2, Duration.ofMinutes(1));
 		Acquisition login = new Acquisition("login", two, "alice", 1);

@@ -1386,6 +1386,16 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			return;
 		}
 		this.lateReplies.increment();
+		if (leases == null && !anyConcurrency(acquisitions)) {
+			// Exactly what the late call took, by the receipts its reply makes: nothing of a window that has
+			// ended meanwhile, never another request's entry (sent as give-backs are, without blocking).
+			Admission admission = new Admission();
+			admission.now = reply.serverTime();
+			for (Receipt receipt : receipts(acquisitions, decisions(acquisitions, reply), admission)) {
+				giveBackInRedis(receipt);
+			}
+			return;
+		}
 		try {
 			this.compensator.execute(() -> {
 				try {

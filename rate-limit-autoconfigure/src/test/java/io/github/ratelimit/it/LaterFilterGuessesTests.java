@@ -1,14 +1,8 @@
 package io.github.ratelimit.it;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -25,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.filter.OncePerRequestFilter;
 
+import io.github.ratelimit.testsupport.AtOnce;
 import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,26 +59,9 @@ class LaterFilterGuessesTests {
 
 	@Test
 	void parallelGuessesGetExactlyTheBudget() throws Exception {
-		ExecutorService pool = Executors.newFixedThreadPool(24);
-		try {
-			CountDownLatch start = new CountDownLatch(1);
-			List<Future<Integer>> answers = new ArrayList<>();
-			for (int i = 0; i < 24; i++) {
-				answers.add(pool.submit(() -> {
-					start.await();
-					return this.http.post("/filter-login", "user=mallory&password=guess&slow=true").statusCode();
-				}));
-			}
-			start.countDown();
-			Map<Integer, Integer> statuses = new TreeMap<>();
-			for (Future<Integer> answer : answers) {
-				statuses.merge(answer.get(), 1, Integer::sum);
-			}
-			assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(401, 3, 429, 21));
-		}
-		finally {
-			pool.shutdownNow();
-		}
+		Map<Integer, Integer> statuses = AtOnce.statuses(24,
+				(i) -> () -> this.http.post("/filter-login", "user=mallory&password=guess&slow=true").statusCode());
+		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(401, 3, 429, 21));
 	}
 
 	/** Checks the password of {@code POST /filter-login} itself, after the rate limit filter. */

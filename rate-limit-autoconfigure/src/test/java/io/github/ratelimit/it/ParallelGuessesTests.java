@@ -1,14 +1,7 @@
 package io.github.ratelimit.it;
 
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +12,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.github.ratelimit.testsupport.AtOnce;
 import io.github.ratelimit.testsupport.Http;
 
 import static io.github.ratelimit.it.RateLimitEndToEndTests.header;
@@ -103,26 +97,7 @@ class ParallelGuessesTests {
 
 	/** Sends the same request {@value #PARALLEL} times at once; counts the answers by status. */
 	private Map<Integer, Integer> parallel(String path, String form) throws Exception {
-		ExecutorService pool = Executors.newFixedThreadPool(PARALLEL);
-		try {
-			CountDownLatch start = new CountDownLatch(1);
-			List<Future<Integer>> answers = new ArrayList<>();
-			for (int i = 0; i < PARALLEL; i++) {
-				answers.add(pool.submit(() -> {
-					start.await();
-					return this.http.post(path, form).statusCode();
-				}));
-			}
-			start.countDown();
-			Map<Integer, Integer> statuses = new TreeMap<>();
-			for (Future<Integer> answer : answers) {
-				statuses.merge(answer.get(), 1, Integer::sum);
-			}
-			return statuses;
-		}
-		finally {
-			pool.shutdownNow();
-		}
+		return AtOnce.statuses(PARALLEL, (i) -> () -> this.http.post(path, form).statusCode());
 	}
 
 }

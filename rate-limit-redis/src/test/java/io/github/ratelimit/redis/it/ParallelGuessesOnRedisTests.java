@@ -1,13 +1,7 @@
 package io.github.ratelimit.redis.it;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +11,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import io.github.ratelimit.redis.TestRedis;
 import io.github.ratelimit.redis.TestRedisCluster;
+import io.github.ratelimit.testsupport.AtOnce;
 import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,26 +74,9 @@ class ParallelGuessesOnRedisTests {
 			for (Http http : instances) {
 				assertThat(http.post("/guess", "user=warm-up&ok=" + ok).statusCode()).isEqualTo(answered);
 			}
-			Map<Integer, Integer> statuses = new TreeMap<>();
-			ExecutorService pool = Executors.newFixedThreadPool(PARALLEL);
-			try {
-				CountDownLatch start = new CountDownLatch(1);
-				List<Future<Integer>> answers = new ArrayList<>();
-				for (int i = 0; i < PARALLEL; i++) {
-					Http http = instances.get(i % 2);
-					answers.add(pool.submit(() -> {
-						start.await();
-						return http.post("/guess", "user=" + user + "&ok=" + ok + "&ms=300").statusCode();
-					}));
-				}
-				start.countDown();
-				for (Future<Integer> answer : answers) {
-					statuses.merge(answer.get(), 1, Integer::sum);
-				}
-			}
-			finally {
-				pool.shutdownNow();
-			}
+			Map<Integer, Integer> statuses = AtOnce.statuses(PARALLEL, (i) -> () -> instances.get(i % 2)
+				.post("/guess", "user=" + user + "&ok=" + ok + "&ms=300")
+				.statusCode());
 			assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(answered, 4, 429, PARALLEL - 4));
 			for (Http http : instances) {
 				assertThat(http.post("/guess", "user=" + user + "&ok=" + ok).statusCode()).isEqualTo(429);

@@ -1217,7 +1217,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
 					: ReplyPart.of(this.runner.run(acquire ? this.scripts.forAcquire(acquisitions) : script, keys,
 							args(acquisitions, op, deadlineArg(serverDeadline), leases), deadline,
-							acquire ? (late) -> giveBackLate(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
+							acquire ? (late) -> readLate(node, serverDeadline, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
 			learnClock(node, sent, reply);
 			if (reply.isPastDeadline()) {
 				throw new TimeoutException("Redis ran the call after its deadline");
@@ -1258,7 +1258,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			pending.abandoned = true;
-			pending.reply.thenAccept((late) -> giveBackLate(node, script, keys, acquisitions, null, late));
+			pending.reply.thenAccept((late) -> readLate(node, serverDeadline, script, keys, acquisitions, null, late));
 			Coalescer.Batch batch = pending.batch;
 			if (batch == null || !batch.countFailure()) {
 				// Never sent (its lane was busy) or its call's failure is counted by another request.
@@ -1462,6 +1462,21 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		if (this.nowMicros == null) {
 			node.clock().record(sentNanos, System.nanoTime(), reply.serverTime());
 		}
+	}
+
+	/**
+	 * A reply read after its caller gave up. When Redis ran the script before the acquisition's deadline, Redis
+	 * answered in time and this instance read the answer late (too busy: a cold JVM, a GC pause, CPUs
+	 * shared with a flood): that is no outage, so the node's breaker hears of an answer (it stays closed, or
+	 * closes) rather than keeping every decision on on-failure for a probe interval. Then gives back what
+	 * the reply took (see {@link #giveBackLate}).
+	 */
+	private void readLate(RedisNode node, long serverDeadline, LuaScript script, byte[][] keys,
+			List<Acquisition> acquisitions, Lease @Nullable [] leases, ReplyPart reply) {
+		if (serverDeadline != ServerClock.NONE && !reply.isPastDeadline()) {
+			onAnswer(node);
+		}
+		giveBackLate(node, script, keys, acquisitions, leases, reply);
 	}
 
 	/**

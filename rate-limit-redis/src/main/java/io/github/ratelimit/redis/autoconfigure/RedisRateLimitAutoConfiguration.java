@@ -134,6 +134,14 @@ public final class RedisRateLimitAutoConfiguration {
 
 		private volatile boolean running;
 
+		/** The calls Redis answered in the warm-up; -1 before it ran (or when it was off). */
+		volatile int answered = -1;
+
+		/** When the warm-up ended ({@link System#nanoTime()}), and how long it took. */
+		volatile long endedAt;
+
+		volatile long tookNanos;
+
 		StoreWarmUp(ObjectProvider<RedisRateLimitStore> store, Duration budget) {
 			this.store = store;
 			this.budget = budget;
@@ -152,7 +160,10 @@ public final class RedisRateLimitAutoConfiguration {
 			long start = System.nanoTime();
 			long fallbacks = redis.fallbacks();
 			int answered = redis.warmUp(this.budget);
-			long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			this.endedAt = System.nanoTime();
+			this.tookNanos = this.endedAt - start;
+			this.answered = answered;
+			long took = TimeUnit.NANOSECONDS.toMillis(this.tookNanos);
 			if (answered > 0 && redis.fallbacks() == fallbacks) {
 				logger.info("Rate limiter's Redis store warmed up: " + answered + " calls in " + took + " ms");
 			}

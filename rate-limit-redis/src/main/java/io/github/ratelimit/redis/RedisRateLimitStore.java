@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -902,7 +903,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		long fallbacksBefore = fallbacks();
 		String limitId = "warm-up." + this.leasePrefix + Long.toString(System.nanoTime() & 0xffffff, 36);
 		Limit limit = Limit.builder().limit(1_000_000).period(Duration.ofSeconds(1)).build();
-		java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+		AtomicInteger answered = new AtomicInteger();
 		Runnable rounds = () -> {
 			for (int round = 0; round < WARM_UP_ROUNDS && System.nanoTime() - end < 0 && fallbacks() == fallbacksBefore;
 					round++) {

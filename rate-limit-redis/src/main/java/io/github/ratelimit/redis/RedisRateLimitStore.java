@@ -917,7 +917,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 				if (receipt.mirror() != null) {
 					this.localStore.giveBack(receipt.mirror());
 				}
-				if (giveBackInRedis(receipt).join() > 0) {
+				// 0: Redis answered that nothing is held any more (the bucket refilled within microseconds); -1: no answer.
+				if (giveBackInRedis(receipt).join() >= 0) {
 					answered.incrementAndGet();
 				}
 			}

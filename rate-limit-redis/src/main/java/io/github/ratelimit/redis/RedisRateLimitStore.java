@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -182,6 +183,15 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	private static final int MAX_NODES = 1024;
 
+	/** Threads of the warm-up ({@link #warmUp(Duration)}): more than one, so that coalescing batches. */
+	private static final int WARM_UP_THREADS = 4;
+
+	/** Rounds per warm-up thread at most: past C2's compile thresholds for the decision path's methods. */
+	private static final int WARM_UP_ROUNDS = 2_500;
+
+	/** Keys of the warm-up's throwaway limit. */
+	private static final int WARM_UP_KEYS = 64;
+
 	private static final String CREDENTIALS_ACTION = "set spring.data.redis.username and spring.data.redis.password "
 			+ "(or spring.data.redis.url) to a user that may run EVALSHA, EVAL and SCRIPT LOAD on the rate limiter's keys";
 
@@ -222,6 +232,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	private final ThrottledLog answeredLog = new ThrottledLog(Duration.ofMinutes(1).toNanos(), System::nanoTime);
 
 	private final CompletableFuture<@Nullable RedisError> startUpCheck;
+
+	/** Whether Redis answered the start-up check, also after the start-up stopped waiting for it (late). */
+	private final CompletableFuture<Boolean> answeredAtStartUp = new CompletableFuture<>();
 
 	private final boolean clustered;
 
@@ -862,6 +875,90 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
+	 * Warms the decision path before the application takes traffic: scripts loaded and the connection open
+	 * (both started by {@link Builder#build()}), then, on {@value #WARM_UP_THREADS} threads at once so
+	 * that coalescing batches too, up to {@value #WARM_UP_ROUNDS} rounds each of a decision, an admission
+	 * and its give-back, on throwaway keys of a limit id of this instance's own ({@code warm-up.<random>})
+	 * whose states expire within milliseconds and are deleted at the end. A first instance is otherwise
+	 * interpreted and compiling while its first requests wait for Redis' answers, and late answers send
+	 * decisions to on-failure. Waits, within the budget, for the start-up check's answer (a cold JVM's first
+	 * connection may take over a second); does nothing when it failed (Redis away or refused) or did not come
+	 * within the budget, and stops at the first decision that on-failure made.
+	 * @param budget the most this takes (checked between rounds; each call waits at most the timeout)
+	 * @return the decisions, admissions and give-backs Redis answered
+	 */
+	public int warmUp(Duration budget) {
+		if (budget.isNegative() || budget.isZero()) {
+			return 0;
+		}
+		long end = System.nanoTime() + budget.toNanos();
+		try {
+			// A first connection of a cold JVM may take longer than the start-up waited: within the budget, wait for it.
+			if (!this.answeredAtStartUp.get(budget.toNanos(), TimeUnit.NANOSECONDS)) {
+				return 0;
+			}
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			return 0;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return 0;
+		}
+		long fallbacksBefore = fallbacks();
+		String limitId = "warm-up." + this.leasePrefix + Long.toString(System.nanoTime() & 0xffffff, 36);
+		Limit limit = Limit.builder().limit(1_000_000).period(Duration.ofSeconds(1)).build();
+		AtomicInteger answered = new AtomicInteger();
+		Runnable rounds = () -> {
+			for (int round = 0; round < WARM_UP_ROUNDS && System.nanoTime() - end < 0 && fallbacks() == fallbacksBefore;
+					round++) {
+				Acquisition acquisition = new Acquisition(limitId, limit, "k" + (round % WARM_UP_KEYS), 1);
+				tryAcquire(acquisition);
+				Receipt receipt = admitAll(List.of(acquisition)).get(0);
+				if (fallbacks() != fallbacksBefore) {
+					return;
+				}
+				answered.addAndGet(2);
+				if (receipt.mirror() != null) {
+					this.localStore.giveBack(receipt.mirror());
+				}
+				// 0: Redis answered that nothing is held any more (the bucket refilled within microseconds); -1: no answer.
+				if (giveBackInRedis(receipt).join() >= 0) {
+					answered.incrementAndGet();
+				}
+			}
+		};
+		List<Thread> threads = new ArrayList<>(WARM_UP_THREADS);
+		for (int i = 0; i < WARM_UP_THREADS; i++) {
+			Thread thread = new Thread(rounds, "rate-limit-redis-warm-up-" + i);
+			thread.setDaemon(true);
+			thread.start();
+			threads.add(thread);
+		}
+		try {
+			for (Thread thread : threads) {
+				// Each call waits at most the timeout, a give-back too: a round ends soon after the budget.
+				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime() + 3 * this.timeoutNanos)));
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		if (fallbacks() == fallbacksBefore) {
+			for (int i = 0; i < WARM_UP_KEYS; i++) {
+				try {
+					reset(limitId, "k" + i);
+				}
+				catch (RuntimeException ex) {
+					// expires within milliseconds anyway
+					break;
+				}
+			}
+		}
+		return answered.get();
+	}
+
+	/**
 	 * Returns how many calls to Redis failed (errors and timeouts) since start.
 	 * @return the count
 	 */
@@ -1127,7 +1224,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 					? coalesced(node, script, keys, acquisitions, serverDeadline, deadline)
 					: ReplyPart.of(this.runner.run(acquire ? this.scripts.forAcquire(acquisitions) : script, keys,
 							args(acquisitions, op, deadlineArg(serverDeadline), leases), deadline,
-							acquire ? (late) -> giveBackLate(node, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
+							acquire ? (late) -> readLate(node, serverDeadline, script, keys, acquisitions, leases, ReplyPart.of(late)) : null));
 			learnClock(node, sent, reply);
 			if (reply.isPastDeadline()) {
 				throw new TimeoutException("Redis ran the call after its deadline");
@@ -1168,7 +1265,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			pending.abandoned = true;
-			pending.reply.thenAccept((late) -> giveBackLate(node, script, keys, acquisitions, null, late));
+			pending.reply.thenAccept((late) -> readLate(node, serverDeadline, script, keys, acquisitions, null, late));
 			Coalescer.Batch batch = pending.batch;
 			if (batch == null || !batch.countFailure()) {
 				// Never sent (its lane was busy) or its call's failure is counted by another request.
@@ -1375,6 +1472,21 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
+	 * A reply read after its caller gave up. When Redis ran the script before the acquisition's deadline, Redis
+	 * answered in time and this instance read the answer late (too busy: a cold JVM, a GC pause, CPUs
+	 * shared with a flood): that is no outage, so the node's breaker hears of an answer (it stays closed, or
+	 * closes) rather than keeping every decision on on-failure for a probe interval. Then gives back what
+	 * the reply took (see {@link #giveBackLate}).
+	 */
+	private void readLate(RedisNode node, long serverDeadline, LuaScript script, byte[][] keys,
+			List<Acquisition> acquisitions, Lease @Nullable [] leases, ReplyPart reply) {
+		if (serverDeadline != ServerClock.NONE && !reply.isPastDeadline()) {
+			onAnswer(node);
+		}
+		giveBackLate(node, script, keys, acquisitions, leases, reply);
+	}
+
+	/**
 	 * A reply that came after the caller gave up (and on-failure decided): when the script ran before its
 	 * deadline and took tokens, give them back, so that Redis keeps only what answered requests spent.
 	 * Runs on the client's thread: the release is queued for the compensation thread.
@@ -1523,6 +1635,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 									+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
 						}
 						result.complete(null);
+						this.answeredAtStartUp.complete(true);
 						return;
 					}
 					catch (Exception ex) {
@@ -1560,6 +1673,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 							+ " decides. rate-limit.store.redis.fail-fast=true fails the start-up instead");
 				}
 				result.complete(error);
+				this.answeredAtStartUp.complete(false);
 			}
 		}, "rate-limit-redis-start-up-check");
 		thread.setDaemon(true);

@@ -1,10 +1,14 @@
 package io.github.ratelimit.redis.autoconfigure;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -102,6 +107,87 @@ public final class RedisRateLimitAutoConfiguration {
 					"Correct spring.data.redis.* (or start Redis), or set " + PREFIX
 							+ ".fail-fast=false to start anyway with on-failure deciding until Redis answers");
 		}
+	}
+
+	/**
+	 * Warms the store ({@link RedisRateLimitStore#warmUp(Duration)}) once every bean exists, in a
+	 * lifecycle phase before the web server starts: the port opens, and readiness
+	 * ({@code ReadinessState.ACCEPTING_TRAFFIC}) is reported, only after it.
+	 */
+	@Bean
+	static SmartLifecycle rateLimitRedisStoreWarmUp(ObjectProvider<RedisRateLimitStore> store,
+			RedisRateLimitProperties properties) {
+		return new StoreWarmUp(store, properties.getWarmUp());
+	}
+
+	/** Runs the warm-up when the context starts (once), before the web server's phase. */
+	static final class StoreWarmUp implements SmartLifecycle {
+
+		/** Before the web server starts ({@code WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE}). */
+		static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+		private static final Log logger = LogFactory.getLog(StoreWarmUp.class);
+
+		private final ObjectProvider<RedisRateLimitStore> store;
+
+		private final Duration budget;
+
+		private volatile boolean running;
+
+		/** The calls Redis answered in the warm-up; -1 before it ran (or when it was off). */
+		volatile int answered = -1;
+
+		/** When the warm-up ended ({@link System#nanoTime()}), and how long it took. */
+		volatile long endedAt;
+
+		volatile long tookNanos;
+
+		StoreWarmUp(ObjectProvider<RedisRateLimitStore> store, Duration budget) {
+			this.store = store;
+			this.budget = budget;
+		}
+
+		@Override
+		public void start() {
+			if (this.running) {
+				return;
+			}
+			this.running = true;
+			RedisRateLimitStore redis = this.store.getIfAvailable();
+			if (redis == null || this.budget.isZero() || this.budget.isNegative()) {
+				return;
+			}
+			long start = System.nanoTime();
+			long fallbacks = redis.fallbacks();
+			int answered = redis.warmUp(this.budget);
+			this.endedAt = System.nanoTime();
+			this.tookNanos = this.endedAt - start;
+			this.answered = answered;
+			long took = TimeUnit.NANOSECONDS.toMillis(this.tookNanos);
+			if (answered > 0 && redis.fallbacks() == fallbacks) {
+				logger.info("Rate limiter's Redis store warmed up: " + answered + " calls in " + took + " ms");
+			}
+			else if (answered > 0) {
+				logger.info("Rate limiter's Redis store warm-up stopped after " + answered + " calls in " + took
+						+ " ms: Redis was late (on-failure decided)");
+			}
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return PHASE;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

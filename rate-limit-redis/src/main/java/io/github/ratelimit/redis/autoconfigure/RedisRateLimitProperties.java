@@ -50,6 +50,14 @@ public class RedisRateLimitProperties {
 	private boolean coalescing = true;
 
 	/**
+	 * The most the start-up spends warming the decision path before the web server starts (scripts
+	 * loaded, connection open, a few thousand decisions and give-backs on throwaway keys that expire within
+	 * milliseconds), so that a freshly started instance reads Redis' answers in time. Skipped when Redis
+	 * did not answer the start-up check; 0 turns it off.
+	 */
+	private Duration warmUp = Duration.ofSeconds(2);
+
+	/**
 	 * How often each instance reads whether a policy was changed at run time (or a key reset) on another
 	 * instance: one GET of a counter; a change reaches every instance within this delay. At least 100 ms.
 	 */
@@ -113,6 +121,14 @@ public class RedisRateLimitProperties {
 
 	public void setCoalescing(boolean coalescing) {
 		this.coalescing = coalescing;
+	}
+
+	public Duration getWarmUp() {
+		return this.warmUp;
+	}
+
+	public void setWarmUp(Duration warmUp) {
+		this.warmUp = warmUp;
 	}
 
 	public Duration getOverridesPollInterval() {

@@ -27,6 +27,9 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -212,6 +215,17 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	/** Whether the store or any limit falls back to the local store: then it is reset with the keys. */
 	private final boolean usesLocal;
+
+	/**
+	 * The keys decided by the local store while Redis could not answer, each until its budget there would
+	 * be whole again (by its limit's idle time): Redis never saw what they spent (see {@link #mirrored}).
+	 * Bounded like the local store's tables.
+	 */
+	private final Cache<String, Limit> decidedLocally = Caffeine.newBuilder()
+		.maximumSize(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE)
+		.expireAfter(Expiry.<String, Limit>creating((key, limit) -> Duration.ofNanos(
+				Math.min(limit.idleNanosUntilFresh(), Long.MAX_VALUE / 4))))
+		.build();
 
 	private final RateLimitStore localStore;
 
@@ -425,6 +439,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections.drop(limitId, key);
 		if (this.usesLocal) {
 			this.localStore.reset(limitId, key);
+			this.decidedLocally.invalidate(limitId + '\n' + key);
 		}
 		try {
 			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], deadline(), null);
@@ -479,6 +494,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections.clear();
 		if (this.usesLocal) {
 			this.localStore.resetAll();
+			this.decidedLocally.invalidateAll();
 		}
 		try {
 			NamespaceReset.unlinkAll(this.connectionFactory, this.keys.pattern());
@@ -594,47 +610,66 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	/**
 	 * Takes what Redis admitted for a limit with {@code on-failure: local} in the local store as well, so
-	 * that when Redis goes away the local budget already holds what this instance admitted, and an
-	 * instance flapping between Redis and its local store never hands out the limit in both: a request is
-	 * admitted only when both allow it. The local store rejects only what this instance alone has spent
-	 * (locally, while Redis was away, or in Redis): then Redis' part is given back.
+	 * that when Redis goes away the local budget already holds what this instance admitted. And for a
+	 * key this instance decided locally while Redis could not answer (within the time its budget needs to
+	 * be whole again), Redis' admission stands only when the local store allows it too: what the local
+	 * store admitted meanwhile, which Redis never saw, is not handed out again. An instance flapping
+	 * between Redis and its local store so never hands out the limit in both. For any other key the local
+	 * store only records: with Redis answering, its table, full of a flood's keys, refuses nobody.
 	 */
 	private List<Receipt> mirrored(List<Receipt> receipts) {
-		List<Acquisition> local = null;
-		for (Receipt receipt : receipts) {
-			if (receipt.place() == Receipt.Place.STORE && receipt.holdsCost() && isMirrored(receipt.acquisition())) {
-				if (local == null) {
-					local = new ArrayList<>(receipts.size());
-				}
-				local.add(receipt.acquisition());
+		List<Receipt> mirrored = null;
+		boolean refused = false;
+		for (int i = 0; i < receipts.size(); i++) {
+			Receipt receipt = receipts.get(i);
+			Acquisition acquisition = receipt.acquisition();
+			if (receipt.place() != Receipt.Place.STORE || !receipt.holdsCost() || !isMirrored(acquisition)) {
+				continue;
+			}
+			if (mirrored == null) {
+				mirrored = new ArrayList<>(receipts);
+			}
+			Receipt mirror = this.localStore.admitAll(List.of(acquisition)).get(0);
+			if (mirror.holdsCost()) {
+				mirrored.set(i, new Receipt(acquisition, receipt.decision(), receipt.mark(), receipt.place(), mirror));
+			}
+			else if (this.decidedLocally.getIfPresent(localKey(acquisition)) != null) {
+				refused = true;
+				mirrored.set(i, new Receipt(acquisition, mirror.decision(), Receipt.NO_MARK, Receipt.Place.LOCAL));
 			}
 		}
-		if (local == null) {
+		if (mirrored == null) {
 			return receipts;
 		}
-		List<Receipt> mirrors = this.localStore.admitAll(local);
-		boolean allowed = mirrors.stream().allMatch((mirror) -> mirror.decision().isAllowed());
-		List<Receipt> mirrored = new ArrayList<>(receipts.size());
-		int next = 0;
-		for (Receipt receipt : receipts) {
-			Receipt mirror = (receipt.place() == Receipt.Place.STORE && receipt.holdsCost()
-					&& isMirrored(receipt.acquisition())) ? mirrors.get(next++) : null;
-			if (allowed) {
-				mirrored.add((mirror != null) ? new Receipt(receipt.acquisition(), receipt.decision(), receipt.mark(),
-						receipt.place(), mirror) : receipt);
-			}
-			else if (mirror != null && !mirror.decision().isAllowed()) {
+		if (!refused) {
+			return mirrored;
+		}
+		// All or nothing: what the others took, in Redis and locally, is given back.
+		for (int i = 0; i < mirrored.size(); i++) {
+			Receipt receipt = mirrored.get(i);
+			if (receipt.holdsCost()) {
 				giveBack(receipt);
-				mirrored.add(new Receipt(receipt.acquisition(), mirror.decision(), Receipt.NO_MARK, Receipt.Place.LOCAL));
+				mirrored.set(i, new Receipt(receipt.acquisition(), receipt.decision(), Receipt.NO_MARK, Receipt.Place.NOWHERE));
 			}
-			else {
-				if (receipt.holdsCost()) {
-					giveBack(receipt);
-				}
-				mirrored.add(new Receipt(receipt.acquisition(), receipt.decision(), Receipt.NO_MARK, Receipt.Place.NOWHERE));
+			else if (receipt.place() == Receipt.Place.LOCAL) {
+				// The refusing one: Redis took its cost, which goes back.
+				giveBack(receipts.get(i));
 			}
 		}
 		return mirrored;
+	}
+
+	/** Remembers the keys decided locally, while Redis could not answer (see {@link #mirrored}). */
+	private void decidedLocally(List<Receipt> receipts) {
+		for (Receipt receipt : receipts) {
+			if (receipt.place() == Receipt.Place.LOCAL) {
+				this.decidedLocally.put(localKey(receipt.acquisition()), receipt.acquisition().limit());
+			}
+		}
+	}
+
+	private static String localKey(Acquisition acquisition) {
+		return acquisition.limitId() + '\n' + acquisition.key();
 	}
 
 	private boolean isMirrored(Acquisition acquisition) {
@@ -1773,6 +1808,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 			}
 			receipts.add(receipt);
 			decisions.add(receipt.decision());
+		}
+		if (!local.isEmpty()) {
+			decidedLocally(receipts);
 		}
 		if (admission != null) {
 			admission.place = Receipt.Place.NOWHERE;

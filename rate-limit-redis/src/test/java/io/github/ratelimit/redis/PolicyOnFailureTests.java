@@ -159,6 +159,25 @@ class PolicyOnFailureTests {
 	}
 
 	@Test
+	void withRedisAnsweringAFloodThatFillsTheLocalTableRefusesNobody() {
+		CaffeineRateLimitStore small = new CaffeineRateLimitStore(10, new ManualClock());
+		RedisRateLimitStore store = RedisRateLimitStore.builder(this.factory)
+			.timeout(Duration.ofSeconds(2))
+			.onFailure(OnFailure.ALLOW)
+			.onFailure("login", OnFailure.LOCAL)
+			.localStore(small)
+			.build();
+		this.stores.add(store);
+		// 10 keys fill the local table; the other 990 share its 256 overflow budgets of 2 each.
+		for (int i = 0; i < 1000; i++) {
+			Receipt receipt = admit(store, new Acquisition("login", TWO, "junk-" + i, 1));
+			assertThat(receipt.decision().isAllowed()).as("junk-%d, by Redis", i).isTrue();
+			assertThat(receipt.place()).isEqualTo(Receipt.Place.STORE);
+		}
+		assertThat(admit(store, LOGIN).decision().isAllowed()).as("a user arriving mid-flood").isTrue();
+	}
+
+	@Test
 	void aResetForgetsTheKeyInTheLocalStoreOfAPolicyThatFallsBackToIt() {
 		RedisRateLimitStore store = store();
 		redis.process().kill();

@@ -683,7 +683,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * This instance's cached rejection of the key is dropped at once (and again when Redis answered); other
 	 * instances keep theirs at most their rejection cache's age. A give-back that fails, times out or meets
 	 * an open breaker leaves the attempt charged (never generous): it is logged at debug, and a failed call
-	 * is counted in {@link #errors()} and by the node's breaker as any call.
+	 * is counted in {@link #errors()} (not by the node's breaker: a give-back holds no request thread).
 	 */
 	@Override
 	public @Nullable Decision giveBack(Receipt receipt) {
@@ -821,8 +821,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.giveBacksLost.increment();
 		Coalescer.Batch batch = pending.batch;
 		if (batch != null && batch.countFailure()) {
-			// Once per call, as decisions count theirs.
-			onError(node, (cause instanceof Exception ex) ? ex : new IllegalStateException(cause));
+			// Once per call, as decisions count theirs; but not for the breaker, which spares request
+			// threads the timeout of a Redis that is away: a give-back holds none, and a busy instance that
+			// reads its replies late must not have its decisions sent to on-failure for that.
+			this.errors.increment();
+			node.countError();
 		}
 		if (logger.isDebugEnabled()) {
 			logger.debug("Redis rate limit store could not give back " + redisKey(acquisition.limitId(), acquisition.key())

@@ -78,7 +78,9 @@ public class RedisTestApplication {
 	 */
 	public static ConfigurableApplicationContext start(String... properties) {
 		Map<String, String> values = new LinkedHashMap<>();
+		// A short warm-up: each of the many instances the tests start would spend up to 2 s on it.
 		for (String property : List.of("server.port=0", "spring.main.banner-mode=off", "rate-limit.store.type=redis",
+				"rate-limit.store.redis.warm-up=200ms",
 				"rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1h",
 				"rate-limit.policies.api.key=global", "rate-limit.policies.strict.limit=3",
 				"rate-limit.policies.strict.period=1h", "rate-limit.policies.strict.key=global",

@@ -106,7 +106,7 @@ class RateLimitFilter extends OncePerRequestFilter {
 				return;
 			}
 		}
-		else if (this.rulesUpFront || this.interceptor.mayCountLater()) {
+		else if (this.rulesUpFront || this.interceptor.rulesMayCountLater()) {
 			// A rule that counts failures or successes is decided before the rest of the chain too: a later
 			// filter that answers a login (its own authentication) would otherwise check every guess.
 			List<RateLimitPolicy> rules = this.interceptor.rules(request);

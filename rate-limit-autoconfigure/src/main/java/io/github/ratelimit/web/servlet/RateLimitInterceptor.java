@@ -103,6 +103,11 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		return this.policyResolver.mayCountLater();
 	}
 
+	/** Whether some path rule counts only some responses (then the filter may decide rules up front). */
+	boolean rulesMayCountLater() {
+		return this.policyResolver.rulesMayCountLater();
+	}
+
 	List<RateLimitPolicy> rules(HttpServletRequest request) {
 		return this.policyResolver.resolve(request, null);
 	}

@@ -82,6 +82,15 @@ final class RateLimitPolicyResolver {
 	}
 
 	/**
+	 * Returns whether some path rule's policy counts only some responses: then a request's rules may have
+	 * to be decided before the rest of the filter chain.
+	 * @return {@code true} when a rule may count a request once its response is known
+	 */
+	public boolean rulesMayCountLater() {
+		return this.countsLater;
+	}
+
+	/**
 	 * Resolves the policies of a request.
 	 * @param request the request
 	 * @param handler the handler Spring MVC found for it; {@code null} when none (path rules only)

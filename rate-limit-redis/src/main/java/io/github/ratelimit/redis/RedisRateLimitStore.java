@@ -583,29 +583,8 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * finds where its slot was taken on its own (its lease).
 	 */
 	private Decision compensate(Receipt receipt, long deadline) {
-		Acquisition acquisition = receipt.acquisition();
-		if (isConcurrency(acquisition)) {
-			return release(acquisition, deadline);
-		}
-		Receipt mirror = receipt.mirror();
-		if (mirror != null) {
-			this.localStore.giveBack(mirror);
-		}
-		if (receipt.place() == Receipt.Place.LOCAL) {
-			Decision after = this.localStore.giveBack(new Receipt(acquisition, receipt.decision(), receipt.mark(),
-					Receipt.Place.STORE));
-			return (after != null) ? after : receipt.decision();
-		}
-		try {
-			giveBackInRedis(receipt).get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// Still on its way (or lost: the attempt stays charged, never generous).
-		}
-		return receipt.decision();
+		Decision after = giveBack(receipt, deadline, true);
+		return (after != null) ? after : receipt.decision();
 	}
 
 	/**
@@ -687,21 +666,40 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 */
 	@Override
 	public @Nullable Decision giveBack(Receipt receipt) {
+		return giveBack(receipt, deadline(), false);
+	}
+
+	/**
+	 * Gives back where the cost was taken: a slot by its release (a receipt gives one back only for a
+	 * request refused after it was taken; its lease knows where), the local store's part (the local
+	 * fallback, or the mirror), and Redis' part by a give-back call, awaited until {@code deadline} only
+	 * when {@code await} (a rejected request's compensation, before it is answered).
+	 */
+	private @Nullable Decision giveBack(Receipt receipt, long deadline, boolean await) {
 		Acquisition acquisition = receipt.acquisition();
 		if (isConcurrency(acquisition)) {
-			// A slot is given back by a receipt only for a request refused after it was taken: its release,
-			// where the slot was taken (its lease knows).
-			return receipt.holdsCost() ? release(acquisition) : null;
+			return receipt.holdsCost() ? release(acquisition, deadline) : null;
 		}
 		Receipt mirror = receipt.mirror();
 		if (mirror != null) {
 			this.localStore.giveBack(mirror);
 		}
-		if (receipt.place() == Receipt.Place.LOCAL && receipt.holdsCost() && !isConcurrency(acquisition)) {
-			return this.localStore.giveBack(
-					new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE));
+		if (receipt.place() == Receipt.Place.LOCAL) {
+			return receipt.holdsCost() ? this.localStore
+				.giveBack(new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE)) : null;
 		}
-		giveBackInRedis(receipt);
+		CompletableFuture<Long> inRedis = giveBackInRedis(receipt);
+		if (await) {
+			try {
+				inRedis.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				// Still on its way (or lost: the attempt stays charged, never generous).
+			}
+		}
 		return null;
 	}
 

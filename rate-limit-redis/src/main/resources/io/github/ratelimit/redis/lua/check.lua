@@ -72,14 +72,7 @@ CHECKS['concurrency'] = function(key, now, p, cost)
   return decision(true, math.max(0, p.limit - held), 0, 0, 0, 0, 0)
 end
 
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-  ttl_offset = 3600000
-else
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
+local now = script_now()
 
 -- ARGV[3] (a deadline) does not apply: a late check takes nothing (what it may write means the same).
 local reply = {}

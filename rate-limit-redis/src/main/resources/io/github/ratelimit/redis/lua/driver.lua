@@ -14,14 +14,7 @@
 --          to add to it; then the time the script read (epoch microseconds), from which the
 --          client learns the server's clock. (A request whose one acquisition is of a bucket is
 --          sent to lone-bucket.lua instead, whose reply is compact: see token-bucket.lua.)
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-  ttl_offset = 3600000
-else
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
+local now = script_now()
 local op = ARGV[2]
 
 -- Reads n acquisitions: keys from KEYS[key_at], their 7 values each from ARGV[arg_at].

@@ -110,14 +110,7 @@ GIVE_BACKS['sliding-window-counter'] = function(key, now, p, cost, mark)
   return given
 end
 
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-  ttl_offset = 3600000
-else
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-end
+local now = script_now()
 
 local reply = {}
 for i = 1, #KEYS do

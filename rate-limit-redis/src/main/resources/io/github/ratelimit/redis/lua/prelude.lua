@@ -51,10 +51,21 @@ local function int(x)
   return string.format('%.0f', x)
 end
 
--- Set by the driver when a test passes its own time: keys then live an hour longer, so that
+-- Set by script_now when a test passes its own time: keys then live an hour longer, so that
 -- Redis, which expires keys by its real clock, does not expire them while the test's clock stands
 -- still (the test subtracts the hour and expires keys itself, in test time).
 local ttl_offset = 0
+
+-- The time of the call, epoch microseconds: ARGV[1] when a test passes its own (its keys then live an
+-- hour longer, above), else the server's TIME (production, ARGV[1] = '').
+local function script_now()
+  if ARGV[1] ~= '' then
+    ttl_offset = 3600000
+    return tonumber(ARGV[1])
+  end
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
 
 -- The key outlives its state: milliseconds rounded up, plus one for the gap between the
 -- script's clock read and the clock Redis expires keys by.

@@ -115,9 +115,9 @@ final class RateLimitHeaders {
 			response.setHeader(RETRY_AFTER, text(result.retryAfterSeconds()));
 		}
 		if (this.legacy || this.draft6) {
-			int mostRestrictive = result.mostRestrictive();
-			Decision decision = result.decisions().get(mostRestrictive);
-			RateLimitPolicy policy = result.policies().get(mostRestrictive);
+			Check mostRestrictive = result.mostRestrictive();
+			Decision decision = mostRestrictive.decision();
+			RateLimitPolicy policy = mostRestrictive.policy();
 			String limit = policy.limitText(decision.limit());
 			String remaining = text(decision.remaining());
 			// A concurrency limit is whole again when requests end, which no time can tell: no reset.
@@ -134,27 +134,28 @@ final class RateLimitHeaders {
 			}
 		}
 		if (this.ietf) {
-			List<RateLimitPolicy> policies = result.policies();
-			response.setHeader(RATELIMIT_POLICY, policyHeader(policies));
-			response.setHeader(RATELIMIT, (policies.size() == 1) ? stateItem(policies.get(0), result.decisions().get(0))
-					: stateHeader(policies, result.decisions()));
+			List<Check> checks = result.checks();
+			response.setHeader(RATELIMIT_POLICY, policyHeader(checks));
+			response.setHeader(RATELIMIT, (checks.size() == 1) ? stateItem(checks.get(0)) : stateHeader(checks));
 		}
 	}
 
 	/** One policy's item of the {@code RateLimit} header, built in one concatenation: {@code "api";r=57;t=1}. */
-	private static String stateItem(RateLimitPolicy policy, Decision decision) {
+	private static String stateItem(Check check) {
+		RateLimitPolicy policy = check.policy();
+		Decision decision = check.decision();
 		// A concurrency limit's quota comes back when a request ends, not after a time: no t.
 		return policy.isConcurrency() ? policy.stateItemPrefix() + decision.remaining()
 				: policy.stateItemPrefix() + decision.remaining() + ";t=" + RequestDecision.seconds(decision.nextNanos());
 	}
 
-	private static String stateHeader(List<RateLimitPolicy> policies, List<Decision> decisions) {
-		StringBuilder state = new StringBuilder(24 * policies.size());
-		for (int i = 0; i < policies.size(); i++) {
+	private static String stateHeader(List<Check> checks) {
+		StringBuilder state = new StringBuilder(24 * checks.size());
+		for (int i = 0; i < checks.size(); i++) {
 			if (i > 0) {
 				state.append(", ");
 			}
-			state.append(stateItem(policies.get(i), decisions.get(i)));
+			state.append(stateItem(checks.get(i)));
 		}
 		return state.toString();
 	}
@@ -165,16 +166,16 @@ final class RateLimitHeaders {
 	}
 
 	/** The policies' items, each written once when its policy was defined. */
-	private static String policyHeader(List<RateLimitPolicy> policies) {
-		if (policies.size() == 1) {
-			return policies.get(0).policyItem();
+	private static String policyHeader(List<Check> checks) {
+		if (checks.size() == 1) {
+			return checks.get(0).policy().policyItem();
 		}
-		StringBuilder header = new StringBuilder(32 * policies.size());
-		for (RateLimitPolicy policy : policies) {
+		StringBuilder header = new StringBuilder(32 * checks.size());
+		for (Check check : checks) {
 			if (header.length() > 0) {
 				header.append(", ");
 			}
-			header.append(policy.policyItem());
+			header.append(check.policy().policyItem());
 		}
 		return header.toString();
 	}

@@ -127,30 +127,6 @@ final class RateLimitPolicyResolver {
 	}
 
 	/**
-	 * Returns the policies of a request's handler that were not decided up front with its path rules (a
-	 * policy both name counts once, as the rule has it).
-	 * @param request the request
-	 * @param handler its handler, or {@code null} when the lookup failed
-	 * @param decided the path rules' policies, decided already
-	 * @return the handler's other policies
-	 */
-	List<RateLimitPolicy> resolveAnnotated(HttpServletRequest request, @Nullable Object handler,
-			List<RateLimitPolicy> decided) {
-		List<RateLimitPolicy> annotated = isBrowsersPreflight(request) ? List.of()
-				: this.annotatedEndpoints.policiesFor(handler);
-		if (annotated.isEmpty() || decided.isEmpty()) {
-			return annotated;
-		}
-		List<RateLimitPolicy> left = new ArrayList<>(annotated.size());
-		for (RateLimitPolicy policy : annotated) {
-			if (decided.stream().noneMatch((rule) -> rule.id().equals(policy.id()))) {
-				left.add(policy);
-			}
-		}
-		return left;
-	}
-
-	/**
 	 * A CORS preflight as browsers send it, which spends no budget: never with credentials. An
 	 * {@code OPTIONS} request that carries an {@code Authorization} or {@code Cookie} header is someone
 	 * else's (an authentication filter would check those credentials), and is limited as any request.

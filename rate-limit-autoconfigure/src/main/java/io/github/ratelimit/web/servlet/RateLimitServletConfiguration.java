@@ -123,11 +123,10 @@ class RateLimitServletConfiguration {
 	}
 
 	@Bean
-	RateLimitInterceptor rateLimitInterceptor(RateLimitPolicyResolver policyResolver, RequestLimiter limiter,
-			RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler, RequestDelay delay) {
+	RateLimitInterceptor rateLimitInterceptor() {
 		// Also one of the dispatcher's exception resolvers (the first): it decides requests whose handler
 		// lookup failed.
-		return new RateLimitInterceptor(policyResolver, limiter, headers, rejectionHandler, delay);
+		return new RateLimitInterceptor();
 	}
 
 	@Bean
@@ -138,14 +137,16 @@ class RateLimitServletConfiguration {
 
 	@Bean
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
-			RateLimitInterceptor rateLimitInterceptor, Environment environment) {
+			RateLimitPolicyResolver policyResolver, RequestLimiter limiter, RateLimitHeaders headers,
+			RateLimitRejectionHandler rejectionHandler, RequestDelay delay, Environment environment) {
 		// Ahead of Spring Security's filters, path rules are decided before them: an authentication
 		// filter answers a request before any handler lookup, so it would check the password of a client
 		// out of guesses and the answer would tell a right guess from a wrong one.
 		boolean beforeSecurity = ClassUtils.isPresent("org.springframework.security.web.FilterChainProxy",
 				RateLimitServletConfiguration.class.getClassLoader()) && properties.getFilterOrder() < environment
 					.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER);
-		RateLimitFilter filter = new RateLimitFilter(rateLimitInterceptor, beforeSecurity);
+		RateLimitFilter filter = new RateLimitFilter(
+				new RateLimitPipeline(policyResolver, limiter, headers, rejectionHandler, delay, beforeSecurity));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

@@ -13,7 +13,6 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.Receipt;
-import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 
@@ -110,203 +109,177 @@ final class RequestLimiter {
 	}
 
 	/**
-	 * Decides a request as it arrives.
+	 * Decides a request's policies as it arrives: reads its parameters when a policy may (so that keys,
+	 * plans, exemptions and the handler see one set), leaves out the policies it is exempt from, takes each
+	 * policy's plan, then asks the store once for the enforced policies (all or nothing) and, when they
+	 * allow the request, once for the shadow ones. In {@code rate-limit.mode: shadow} every policy is its
+	 * shadow copy.
 	 * @param request the request
 	 * @param applicable the policies that apply
-	 * @return the enforced decision; its deferred part is completed by {@link #complete}
+	 * @return one check per policy decided: none when the store failed
+	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
+	 * before any store call
 	 */
-	public RequestDecision decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
-		List<RateLimitPolicy> policies = inForce(request, applicable);
-		List<RateLimitPolicy> enforced = policies;
-		List<RateLimitPolicy> shadow = List.of();
-		if (this.shadowOnly || anyShadow(policies)) {
-			enforced = new ArrayList<>(policies.size());
-			shadow = new ArrayList<>(policies.size());
-			for (RateLimitPolicy policy : policies) {
-				((policy.shadow() || this.shadowOnly) ? shadow : enforced).add(policy);
+	List<Check> decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
+		for (int i = 0; i < applicable.size(); i++) {
+			if (applicable.get(i).readsParameters()) {
+				RequestParameters.read(request);
+				break;
 			}
 		}
-		List<Acquisition> acquisitions = acquisitions(request, enforced);
-		List<Receipt> receipts = evaluate(enforced, acquisitions);
-		if (receipts == null) {
-			return RequestDecision.unlimited();
-		}
-		List<Decision> decisions = decisions(receipts);
-		if (mustWait(decisions) && !this.waiting.tryAcquire()) {
-			decisions = refuseToWait(receipts);
-		}
-		RequestDecision result = new RequestDecision(enforced, decisions, deferred(enforced, receipts, decisions),
-				slots(enforced, acquisitions, decisions));
-		for (int i = 0; i < enforced.size(); i++) {
-			Decision decision = decisions.get(i);
-			this.recorder.decided(enforced.get(i).name(), outcome(decision, receipts.get(i).place(), result.isAllowed()));
-			if (!decision.isAllowed()) {
-				this.rejectionLog.rejected(enforced.get(i), acquisitions.get(i), false);
-			}
-		}
-		if (result.isAllowed() && !shadow.isEmpty()) {
-			List<Acquisition> shadowSlots = new ArrayList<>(0);
-			List<RequestDecision.Deferred> shadowDeferred = observe(request, shadow, shadowSlots);
-			return result.withShadow(shadowDeferred, shadowSlots);
-		}
-		return result;
-	}
-
-	private static List<Acquisition> acquisitions(HttpServletRequest request, List<RateLimitPolicy> policies) {
-		if (policies.size() == 1) {
-			return List.of(policies.get(0).acquisition(request));
-		}
-		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
-		for (int i = 0; i < policies.size(); i++) {
-			acquisitions.add(policies.get(i).acquisition(request));
-		}
-		return acquisitions;
-	}
-
-	/**
-	 * Gives back the slots of concurrency limits a request held, once its response is complete (or it
-	 * failed, or its async processing ended). A store that fails to take them back is logged: with Redis,
-	 * the lease expiry frees them.
-	 * @param slots the slots, from {@link RequestDecision#slots()}
-	 */
-	void release(List<Acquisition> slots) {
-		for (Acquisition slot : slots) {
-			try {
-				this.store.release(slot);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Rate limit store failed to give back the slot of a request that ended", ex);
-			}
-		}
-	}
-
-	/**
-	 * The slots of the concurrency limits an allowed request took: nothing when it was rejected (all or
-	 * nothing: the store gave them back) or when a store failure let it through.
-	 */
-	private static List<Acquisition> slots(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
-			List<Decision> decisions) {
-		List<Acquisition> slots = List.of();
-		for (int i = 0; i < policies.size(); i++) {
-			if (!decisions.get(i).isAllowed()) {
-				return List.of();
-			}
-			if (policies.get(i).isConcurrency()) {
-				if (slots.isEmpty()) {
-					slots = new ArrayList<>(1);
-				}
-				slots.add(acquisitions.get(i));
-			}
-		}
-		return slots;
-	}
-
-	/**
-	 * The policies as they judge this request: without those it is exempt from (counted as exempt), each
-	 * with the limit of the request's plan.
-	 */
-	private List<RateLimitPolicy> inForce(HttpServletRequest request, List<RateLimitPolicy> policies) {
-		boolean exemptFromAll = !policies.isEmpty() && this.exemptions.isExempt(request);
-		// The list given is kept (no copy per request) until a policy is exempt or judged by a plan.
-		List<RateLimitPolicy> inForce = null;
-		for (int i = 0; i < policies.size(); i++) {
-			RateLimitPolicy policy = policies.get(i);
-			boolean exempt = exemptFromAll || policy.isExempt(request);
-			RateLimitPolicy judged = exempt ? null : policy.inForceFor(request);
-			if (judged != policy && inForce == null) {
-				inForce = new ArrayList<>(policies.subList(0, i));
-			}
-			if (exempt) {
+		List<RateLimitPolicy> enforced = new ArrayList<>(applicable.size());
+		List<RateLimitPolicy> shadow = new ArrayList<>(0);
+		boolean exemptFromAll = !applicable.isEmpty() && this.exemptions.isExempt(request);
+		for (RateLimitPolicy policy : applicable) {
+			RateLimitPolicy judged = this.shadowOnly ? policy.inShadow() : policy;
+			if (exemptFromAll || judged.isExempt(request)) {
 				this.recorder.decided(policy.name(), DecisionOutcome.EXEMPT);
 			}
-			else if (inForce != null) {
-				inForce.add(judged);
+			else {
+				judged = judged.inForceFor(request);
+				(judged.shadow() ? shadow : enforced).add(judged);
 			}
 		}
-		return (inForce != null) ? inForce : policies;
+		List<Check> checks = admit(request, enforced, false);
+		if (checks != null && !shadow.isEmpty() && allowed(checks)) {
+			List<Check> observed = admit(request, shadow, true);
+			if (observed != null) {
+				checks.addAll(observed);
+			}
+		}
+		for (String fellBack : UnreadableRequestException.takeFallbacks(request)) {
+			unreadable(fellBack, true);
+		}
+		return (checks != null) ? checks : List.of();
 	}
 
 	/**
-	 * Frees the place in the queue of waiting requests that an allowed result with a wait held, once the
-	 * request has waited (or given up).
+	 * Asks the store once for some policies of a request (all or nothing), bounds the wait of an allowed
+	 * one, and records each outcome. Returns {@code null} when the store failed (the request goes on).
+	 */
+	private @Nullable List<Check> admit(HttpServletRequest request, List<RateLimitPolicy> policies, boolean shadow) {
+		if (policies.isEmpty()) {
+			return new ArrayList<>(0);
+		}
+		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
+		for (RateLimitPolicy policy : policies) {
+			acquisitions.add(policy.acquisition(request));
+		}
+		List<Receipt> receipts;
+		long start = System.nanoTime();
+		try {
+			receipts = this.store.admitAll(acquisitions);
+		}
+		catch (RuntimeException ex) {
+			for (RateLimitPolicy policy : policies) {
+				this.recorder.decided(policy.name(), DecisionOutcome.STORE_ERROR);
+			}
+			logger.debug("Rate limit store failed; letting the request through", ex);
+			return null;
+		}
+		finally {
+			this.recorder.storeCall(System.nanoTime() - start);
+		}
+		boolean allowed = true;
+		boolean waits = false;
+		for (Receipt receipt : receipts) {
+			allowed &= receipt.decision().isAllowed();
+			waits |= receipt.decision().waitNanos() > 0;
+		}
+		boolean refuseToWait = !shadow && allowed && waits && !this.waiting.tryAcquire();
+		allowed &= !refuseToWait;
+		List<Check> checks = new ArrayList<>(policies.size());
+		for (int i = 0; i < policies.size(); i++) {
+			Receipt receipt = receipts.get(i);
+			Decision decision = refuseToWait ? refuseToWait(receipt) : receipt.decision();
+			checks.add(new Check(policies.get(i), acquisitions.get(i), receipt, decision, allowed));
+			DecisionOutcome outcome = outcome(decision, receipt.place(), allowed);
+			this.recorder.decided(policies.get(i).name(),
+					(shadow && outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
+			if (!decision.isAllowed()) {
+				this.rejectionLog.rejected(policies.get(i), acquisitions.get(i), shadow);
+			}
+		}
+		return checks;
+	}
+
+	private static boolean allowed(List<Check> checks) {
+		for (int i = 0; i < checks.size(); i++) {
+			if (!checks.get(i).decision().isAllowed()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Too many requests wait already: gives back what the policy took, and rejects the request for a
+	 * policy that would have made it wait, after the wait it would have had.
+	 */
+	private Decision refuseToWait(Receipt receipt) {
+		Decision decision = receipt.decision();
+		Decision now = decision;
+		try {
+			Decision after = this.store.giveBack(receipt);
+			now = (after != null) ? after : decision;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Rate limit store failed to give back the tokens of a request refused a wait", ex);
+		}
+		return (decision.waitNanos() > 0)
+				? Decision.rejected(now.limit(), now.remaining(), now.resetNanos(), now.nextNanos(), decision.waitNanos())
+				: now;
+	}
+
+	/**
+	 * Gives back the slots of concurrency limits a request held, once it ended. A store that fails to take
+	 * them back is logged: with Redis, the lease expiry frees them.
+	 * @param checks the request's checks; those that hold no slot are skipped
+	 */
+	void release(List<Check> checks) {
+		for (Check check : checks) {
+			if (check.holdsSlot()) {
+				try {
+					this.store.release(check.acquisition());
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Rate limit store failed to give back the slot of a request that ended", ex);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Frees the place in the queue of waiting requests that an allowed request with a wait held, once it
+	 * has waited (or given up).
 	 */
 	void doneWaiting() {
 		this.waiting.release();
 	}
 
-	private static boolean mustWait(List<Decision> decisions) {
-		boolean wait = false;
-		for (int i = 0; i < decisions.size(); i++) {
-			Decision decision = decisions.get(i);
-			if (!decision.isAllowed()) {
-				return false;
-			}
-			wait |= decision.waitNanos() > 0;
+	/**
+	 * Settles a check that counts only some responses, once the response is known: a response that does
+	 * not count gives back what its attempt still holds; one that counts keeps it.
+	 * @param check a check that {@linkplain Check#countsLater() counts later}
+	 * @param status the response status, or {@link #NO_RESPONSE} when no response completed (it keeps its cost)
+	 * @return the check, with what the give-back left for the headers
+	 */
+	Check complete(Check check, int status) {
+		if (status == NO_RESPONSE || check.policy().count().counts(status)) {
+			return check;
 		}
-		return wait;
+		Decision after = giveBack(check);
+		return (after != null) ? check.with(after) : check;
 	}
 
 	/**
-	 * Too many requests wait already: gives back every token taken, and rejects the request for the
-	 * policies that would have made it wait, after the wait it would have had.
+	 * Gives back what one admitted attempt holds; a store that fails keeps the cost (never generous).
+	 * @return what the store then decides, or {@code null} when it cannot tell
 	 */
-	private List<Decision> refuseToWait(List<Receipt> receipts) {
-		List<Decision> refused = new ArrayList<>(receipts.size());
-		for (Receipt receipt : receipts) {
-			Decision decision = receipt.decision();
-			Decision now = decision;
-			try {
-				Decision after = this.store.giveBack(receipt);
-				now = (after != null) ? after : decision;
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Rate limit store failed to give back the tokens of a request refused a wait", ex);
-			}
-			refused.add((decision.waitNanos() > 0) ? Decision.rejected(now.limit(), now.remaining(), now.resetNanos(),
-					now.nextNanos(), decision.waitNanos()) : now);
-		}
-		return refused;
-	}
-
-	/**
-	 * Settles the policies that count only some responses, once the response is known: a response that
-	 * does not count gives back what its attempt still holds; one that counts keeps it.
-	 * @param result the request's result
-	 * @param status the response status, or {@link #NO_RESPONSE} when the request failed with an exception
-	 * (then every attempt keeps its cost)
-	 * @return the result with, for the headers, what each policy's last store call left
-	 */
-	public RequestDecision complete(RequestDecision result, int status) {
-		List<Decision> decisions = new ArrayList<>(result.decisions());
-		for (RequestDecision.Deferred deferred : result.deferred()) {
-			if (status == NO_RESPONSE || deferred.policy().count().counts(status)) {
-				continue;
-			}
-			Decision after = giveBack(deferred);
-			int index = result.policies().indexOf(deferred.policy());
-			if (after != null && index >= 0) {
-				decisions.set(index, after);
-			}
-		}
-		return new RequestDecision(result.policies(), decisions);
-	}
-
-	/**
-	 * Gives back what the attempts of a request's policies that count later hold, for a request refused
-	 * after they were admitted (by a later phase of its decision).
-	 * @param result the result whose attempts are given back
-	 */
-	void giveBack(RequestDecision result) {
-		for (RequestDecision.Deferred deferred : result.deferred()) {
-			giveBack(deferred);
-		}
-	}
-
-	/** Gives back one attempt; a store that fails keeps the cost (never generous). */
-	private @Nullable Decision giveBack(RequestDecision.Deferred deferred) {
+	@Nullable Decision giveBack(Check check) {
 		long start = System.nanoTime();
 		try {
-			return this.store.giveBack(deferred.receipt());
+			return this.store.giveBack(check.receipt());
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Rate limit store failed to give back an attempt that does not count; it stays counted", ex);
@@ -315,66 +288,6 @@ final class RequestLimiter {
 		finally {
 			this.recorder.storeCall(System.nanoTime() - start);
 		}
-	}
-
-	/**
-	 * Evaluates shadow policies: everything but the rejection. Returns what they count later; adds the
-	 * slots they took to {@code slots}.
-	 */
-	private List<RequestDecision.Deferred> observe(HttpServletRequest request, List<RateLimitPolicy> shadow,
-			List<Acquisition> slots) {
-		List<Acquisition> acquisitions = acquisitions(request, shadow);
-		List<Receipt> receipts = evaluate(shadow, acquisitions);
-		if (receipts == null) {
-			return List.of();
-		}
-		List<Decision> decisions = decisions(receipts);
-		boolean allAllowed = decisions.stream().allMatch(Decision::isAllowed);
-		for (int i = 0; i < shadow.size(); i++) {
-			Decision decision = decisions.get(i);
-			DecisionOutcome outcome = outcome(decision, receipts.get(i).place(), allAllowed);
-			this.recorder.decided(shadow.get(i).name(),
-					(outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
-			boolean allowed = decision.isAllowed();
-			if (!allowed) {
-				this.rejectionLog.rejected(shadow.get(i), acquisitions.get(i), true);
-			}
-		}
-		slots.addAll(slots(shadow, acquisitions, decisions));
-		return deferred(shadow, receipts, decisions);
-	}
-
-	/**
-	 * Asks the store: one call that takes the tokens of every policy, all or nothing, with a receipt for
-	 * each, by which {@link #complete} gives back what a response that does not count still holds.
-	 * Returns {@code null} when the store failed.
-	 */
-	private @Nullable List<Receipt> evaluate(List<RateLimitPolicy> policies, List<Acquisition> acquisitions) {
-		if (policies.isEmpty()) {
-			return List.of();
-		}
-		long start = System.nanoTime();
-		try {
-			return this.store.admitAll(acquisitions);
-		}
-		catch (RuntimeException ex) {
-			storeFailed(policies, ex);
-			return null;
-		}
-		finally {
-			this.recorder.storeCall(System.nanoTime() - start);
-		}
-	}
-
-	private static List<Decision> decisions(List<Receipt> receipts) {
-		if (receipts.size() == 1) {
-			return List.of(receipts.get(0).decision());
-		}
-		List<Decision> decisions = new ArrayList<>(receipts.size());
-		for (Receipt receipt : receipts) {
-			decisions.add(receipt.decision());
-		}
-		return decisions;
 	}
 
 	/**
@@ -394,58 +307,33 @@ final class RequestLimiter {
 	}
 
 	/**
-	 * The attempts to settle once the response is known: those of the policies that count later, of an
-	 * allowed request (a rejected one holds nothing: all or nothing).
+	 * Counts a request whose key, plan or exemption a policy could not tell ({@link UnreadableRequestException},
+	 * thrown before any store call): refused with {@code 400} when an enforced policy applies (that policy
+	 * counts {@code unreadable}, and shadow policies that fell back before it {@code shadow-unreadable}); let
+	 * through when only shadow policies apply, which never change a response (each counts {@code shadow-unreadable}).
+	 * @return whether the request is refused
 	 */
-	private static List<RequestDecision.Deferred> deferred(List<RateLimitPolicy> policies, List<Receipt> receipts,
-			List<Decision> decisions) {
-		List<RequestDecision.Deferred> deferred = List.of();
-		for (int i = 0; i < policies.size(); i++) {
-			if (!decisions.get(i).isAllowed()) {
-				return List.of();
-			}
-			Receipt receipt = receipts.get(i);
-			if (policies.get(i).count() != CountMode.ALL && receipt.holdsCost()) {
-				if (deferred.isEmpty()) {
-					deferred = new ArrayList<>(policies.size());
-				}
-				deferred.add(new RequestDecision.Deferred(policies.get(i), receipt));
-			}
-		}
-		return deferred;
-	}
-
-	private static boolean anyShadow(List<RateLimitPolicy> policies) {
-		for (int i = 0; i < policies.size(); i++) {
-			if (policies.get(i).shadow()) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Returns whether every policy only observes ({@code rate-limit.mode: shadow}).
-	 * @return {@code true} in shadow mode
-	 */
-	boolean isShadowOnly() {
-		return this.shadowOnly;
-	}
-
-	/**
-	 * Records that a policy could not tell a request's key, plan or exemption
-	 * ({@link UnreadableRequestException}): refused with {@code 400}, or, for a shadow policy, let through.
-	 * @param policy the policy's name
-	 * @param shadow whether the policy only observes
-	 */
-	void unreadable(String policy, boolean shadow) {
-		this.recorder.decided(policy, shadow ? DecisionOutcome.SHADOW_UNREADABLE : DecisionOutcome.UNREADABLE);
-	}
-
-	private void storeFailed(List<RateLimitPolicy> policies, RuntimeException ex) {
+	boolean refuses(UnreadableRequestException ex, HttpServletRequest request, List<RateLimitPolicy> policies) {
+		List<String> fellBack = UnreadableRequestException.takeFallbacks(request);
+		boolean enforced = false;
 		for (RateLimitPolicy policy : policies) {
-			this.recorder.decided(policy.name(), DecisionOutcome.STORE_ERROR);
+			enforced |= !this.shadowOnly && !policy.shadow();
 		}
-		logger.debug("Rate limit store failed; letting the request through", ex);
+		if (enforced) {
+			for (String shadow : fellBack) {
+				unreadable(shadow, true);
+			}
+		}
+		String failed = ex.policy();
+		for (RateLimitPolicy policy : policies) {
+			if (!enforced || failed == null || failed.equals(policy.name())) {
+				unreadable(policy.name(), !enforced || policy.shadow());
+			}
+		}
+		return enforced;
+	}
+
+	private void unreadable(String policy, boolean shadow) {
+		this.recorder.decided(policy, shadow ? DecisionOutcome.SHADOW_UNREADABLE : DecisionOutcome.UNREADABLE);
 	}
 }

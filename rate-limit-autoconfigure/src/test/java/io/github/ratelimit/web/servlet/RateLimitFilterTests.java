@@ -45,10 +45,12 @@ class RateLimitFilterTests {
 
 	private final RateLimitPolicy api = policy(CountMode.ALL);
 
+	private final RateLimitInterceptor interceptor = new RateLimitInterceptor();
+
 	@Test
 	void allowedRequestsPassWithHeadersAndRejectedOnesStop() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		MockHttpServletResponse first = send(filter, interceptor, "/api/x");
 		assertThat(first.getStatus()).isEqualTo(200);
 		assertThat(first.getHeader("X-RateLimit-Remaining")).isEqualTo("1");
@@ -67,16 +69,16 @@ class RateLimitFilterTests {
 
 	@Test
 	void unmatchedRequestsPassUntouched() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		MockHttpServletResponse response = send(new RateLimitFilter(interceptor), interceptor, "/other");
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		MockHttpServletResponse response = send(new RateLimitFilter(pipeline), interceptor, "/other");
 		assertThat(response.getHeaderNames()).isEmpty();
 	}
 
 	@Test
 	void headerStylesWriteOnlyTheirHeadersButRetryAfterAlways() throws Exception {
 		for (HeaderStyle style : HeaderStyle.values()) {
-			RateLimitInterceptor interceptor = interceptor(style, new ProblemDetailRejectionHandler(), this.api);
-			RateLimitFilter filter = new RateLimitFilter(interceptor);
+			RateLimitPipeline pipeline = pipeline(style, new ProblemDetailRejectionHandler(), this.api);
+			RateLimitFilter filter = new RateLimitFilter(pipeline);
 			send(filter, interceptor, "/api/x");
 			send(filter, interceptor, "/api/x");
 			MockHttpServletResponse rejected = send(filter, interceptor, "/api/x");
@@ -92,11 +94,11 @@ class RateLimitFilterTests {
 
 	@Test
 	void aCustomRejectionHandlerWritesTheRejection() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, (request, response, result) -> {
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, (request, response, result) -> {
 			response.setStatus(503);
 			response.getWriter().write("busy: " + result.violatedPolicies());
 		}, this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		send(filter, interceptor, "/api/x");
 		send(filter, interceptor, "/api/x");
 		MockHttpServletResponse rejected = send(filter, interceptor, "/api/x");
@@ -107,8 +109,8 @@ class RateLimitFilterTests {
 
 	@Test
 	void aRequestIsDecidedOnceHoweverOftenTheDispatcherAsks() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		// preHandle twice (a second handler mapping), then an exception resolved: still one token.
 		Servlet twice = new HttpServlet() {
 			@Override
@@ -125,8 +127,8 @@ class RateLimitFilterTests {
 
 	@Test
 	void theFilterTwiceInOneChainOrAForwardDecidesARequestOnce() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		Dispatcher dispatcher = new Dispatcher(interceptor);
 		MockHttpServletResponse twice = new MockHttpServletResponse();
 		filter.doFilter(request("/api/x"), twice, new MockFilterChain(dispatcher, filter));
@@ -152,8 +154,8 @@ class RateLimitFilterTests {
 
 	@Test
 	void aRequestNoHandlerLookupSawIsCountedAsItWasAnswered() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		// A later filter answers: the interceptor never runs.
 		for (int remaining = 1; remaining >= 0; remaining--) {
 			MockHttpServletResponse response = new MockHttpServletResponse();
@@ -165,8 +167,8 @@ class RateLimitFilterTests {
 
 	@Test
 	void aFailedHandlerLookupIsDecidedOnRulesBeforeTheErrorIsWritten() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		Servlet noHandler = new HttpServlet() {
 			@Override
 			protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -187,9 +189,9 @@ class RateLimitFilterTests {
 
 	@Test
 	void failuresAreCountedOnceTheResponseIsKnownWithHeadersWrittenOnce() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(),
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(),
 				policy(CountMode.FAILURES));
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		MockHttpServletResponse ok = send(filter, interceptor, "/api/x", 200);
 		assertThat(ok.getHeader("X-RateLimit-Remaining")).isEqualTo("2");
 		assertThat(ok.getHeaders("X-RateLimit-Remaining")).hasSize(1);
@@ -202,9 +204,9 @@ class RateLimitFilterTests {
 
 	@Test
 	void stylesCombineAndDraft6SaysWhatTheLegacyHeadersSay() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6)),
+		RateLimitPipeline pipeline = pipeline(new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6)),
 				new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		MockHttpServletResponse first = send(filter, interceptor, "/api/x");
 		assertThat(first.getHeader("RateLimit-Limit")).isEqualTo("2").isEqualTo(first.getHeader("X-RateLimit-Limit"));
 		assertThat(first.getHeader("RateLimit-Remaining")).isEqualTo("1")
@@ -223,8 +225,8 @@ class RateLimitFilterTests {
 
 	@Test
 	void tIsTheTimeUntilTheNextTokenAndRetryAfterNeverComesBeforeIt() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.IETF, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.IETF, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		send(filter, interceptor, "/api/x");
 		this.clock.advance(Duration.ofMillis(3500));
 		MockHttpServletResponse second = send(filter, interceptor, "/api/x");
@@ -237,8 +239,8 @@ class RateLimitFilterTests {
 
 	@Test
 	void corsPreflightsSpendNoBudgetButOtherOptionsRequestsDo() throws Exception {
-		RateLimitInterceptor interceptor = interceptor(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
-		RateLimitFilter filter = new RateLimitFilter(interceptor);
+		RateLimitPipeline pipeline = pipeline(HeaderStyle.BOTH, new ProblemDetailRejectionHandler(), this.api);
+		RateLimitFilter filter = new RateLimitFilter(pipeline);
 		for (int i = 0; i < 5; i++) {
 			MockHttpServletRequest preflight = request("/api/x");
 			preflight.setMethod("OPTIONS");
@@ -264,20 +266,20 @@ class RateLimitFilterTests {
 				this.keyResolvers);
 	}
 
-	private RateLimitInterceptor interceptor(HeaderStyle style, RateLimitRejectionHandler rejectionHandler,
+	private RateLimitPipeline pipeline(HeaderStyle style, RateLimitRejectionHandler rejectionHandler,
 			RateLimitPolicy policy) {
-		return interceptor(new RateLimitHeaders(style), rejectionHandler, policy);
+		return pipeline(new RateLimitHeaders(style), rejectionHandler, policy);
 	}
 
-	private RateLimitInterceptor interceptor(RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler,
+	private RateLimitPipeline pipeline(RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler,
 			RateLimitPolicy policy) {
 		RequestLimiter limiter = new RequestLimiter(new CaffeineRateLimitStore(100, this.clock), DecisionRecorder.NONE,
 				new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
 		PathRule rule = new PathRule(PathPatternParser.defaultInstance.parse("/api/**"), Set.of(), List.of(policy));
 		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, new RateLimitPolicies(Map.of()), this.keyResolvers);
 		none.afterSingletonsInstantiated();
-		return new RateLimitInterceptor(new RateLimitPolicyResolver(List.of(rule), none), limiter,
-				headers, rejectionHandler, RequestDelay.SLEEP);
+		return new RateLimitPipeline(new RateLimitPolicyResolver(List.of(rule), none), limiter, headers, rejectionHandler,
+				RequestDelay.SLEEP, false);
 	}
 
 	private static MockHttpServletResponse send(RateLimitFilter filter, HandlerInterceptor interceptor, String path)

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.servlet;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -8,7 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletResponse;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
@@ -33,18 +36,18 @@ class RateLimitResponsesTests {
 
 	@Test
 	void retryAfterIsAtLeastOneSecondAndTheLongestWait() {
-		RequestDecision result = new RequestDecision(List.of(policy("a"), policy("b")),
+		RequestDecision result = result(List.of(policy("a"), policy("b")),
 				List.of(Decision.rejected(1, 0, 5, 3), Decision.rejected(1, 0, 5, 2_500_000_000L)));
 		assertThat(result.retryAfterSeconds()).isEqualTo(3);
-		RequestDecision tiny = new RequestDecision(List.of(policy("a")), List.of(Decision.rejected(1, 0, 5, 1)));
+		RequestDecision tiny = result(List.of(policy("a")), List.of(Decision.rejected(1, 0, 5, 1)));
 		assertThat(tiny.retryAfterSeconds()).isEqualTo(1);
 	}
 
 	@Test
 	void theMostRestrictiveLimitFillsTheLegacyHeaders() {
-		RequestDecision result = new RequestDecision(List.of(policy("a"), policy("b"), policy("c")),
+		RequestDecision result = result(List.of(policy("a"), policy("b"), policy("c")),
 				List.of(Decision.allowed(10, 7, 100), Decision.allowed(5, 2, 100), Decision.allowed(50, 2, 900)));
-		assertThat(result.mostRestrictive()).isEqualTo(2);
+		assertThat(result.mostRestrictive()).isSameAs(result.checks().get(2));
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		new RateLimitHeaders(HeaderStyle.LEGACY).write(result, response);
 		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("50");
@@ -60,7 +63,7 @@ class RateLimitResponsesTests {
 		}
 		RateLimitPolicy api = policy("api");
 		// The policy's limit is 1; a decision may report another (a plan's, a store's).
-		RequestDecision result = new RequestDecision(List.of(api),
+		RequestDecision result = result(List.of(api),
 				List.of(Decision.allowed(1_000_000_000L, 1024, 61_000_000_000L, 1_500_000_000L)));
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		new RateLimitHeaders(List.of(HeaderStyle.BOTH, HeaderStyle.DRAFT_6)).write(result, response);
@@ -73,7 +76,7 @@ class RateLimitResponsesTests {
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"api\";q=1;w=1");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"api\";r=1024;t=2");
 		MockHttpServletResponse own = new MockHttpServletResponse();
-		new RateLimitHeaders(HeaderStyle.LEGACY).write(new RequestDecision(List.of(api),
+		new RateLimitHeaders(HeaderStyle.LEGACY).write(result(List.of(api),
 				List.of(Decision.allowed(1, 0, 1_000_000_000L))), own);
 		assertThat(own.getHeader("X-RateLimit-Limit")).isEqualTo("1");
 		assertThat(own.getHeader("X-RateLimit-Remaining")).isEqualTo("0");
@@ -86,8 +89,9 @@ class RateLimitResponsesTests {
 		RateLimitPolicy slots = RateLimitPolicy.define(new RateLimitPolicy.Definition("slots", "slots", "test", false,
 				Algorithm.CONCURRENCY, 2L, null, null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false),
 				this.keyResolvers);
-		RequestDecision rules = new RequestDecision(List.of(rule), List.of(Decision.allowed(10, 9, 5_000_000_000L)));
-		RequestDecision joined = rules.and(new RequestDecision(List.of(slots), List.of(Decision.allowed(2, 1, 0))));
+		RequestDecision rules = result(List.of(rule), List.of(Decision.allowed(10, 9, 5_000_000_000L)));
+		RequestDecision joined = new RequestDecision(List.of(rules.checks().get(0),
+				result(List.of(slots), List.of(Decision.allowed(2, 1, 0))).checks().get(0)));
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		RateLimitHeaders headers = new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6));
 		headers.write(rules, response);
@@ -104,6 +108,17 @@ class RateLimitResponsesTests {
 		assertThat(RateLimitHeaders.sfString("api")).isEqualTo("\"api\"");
 		assertThat(RateLimitHeaders.sfString("say \"hi\" \\ now")).isEqualTo("\"say \\\"hi\\\" \\\\ now\"");
 		assertThat(RateLimitHeaders.sfString("caf\u00e9\n")).isEqualTo("\"caf??\"");
+	}
+
+	/** A result as the limiter builds it: one check per policy, each with its decision. */
+	private static RequestDecision result(List<RateLimitPolicy> policies, List<Decision> decisions) {
+		List<Check> checks = new ArrayList<>();
+		for (int i = 0; i < policies.size(); i++) {
+			RateLimitPolicy policy = policies.get(i);
+			Acquisition acquisition = new Acquisition(policy.id(), policy.limit(), "ip:203.0.113.7", 1, 0);
+			checks.add(new Check(policy, acquisition, new Receipt(acquisition, decisions.get(i), Receipt.NO_MARK, Receipt.Place.STORE), decisions.get(i), true));
+		}
+		return new RequestDecision(checks);
 	}
 
 	private RateLimitPolicy policy(String name) {

@@ -47,10 +47,10 @@ class RequestLimiterTests {
 	void beyondMaxWaitingARequestIsRejectedAtOnceAndGivesBackWhatItTook() {
 		RequestLimiter limiter = limiter(2);
 		List<RateLimitPolicy> policies = List.of(this.wide, this.queued);
-		assertThat(limiter.decide(request(), policies).waitNanos()).isZero();
-		assertThat(limiter.decide(request(), policies).waitNanos()).isEqualTo(1_000_000_000L);
-		assertThat(limiter.decide(request(), policies).waitNanos()).isEqualTo(2_000_000_000L);
-		RequestDecision refused = limiter.decide(request(), policies);
+		assertThat(decide(limiter, policies).waitNanos()).isZero();
+		assertThat(decide(limiter, policies).waitNanos()).isEqualTo(1_000_000_000L);
+		assertThat(decide(limiter, policies).waitNanos()).isEqualTo(2_000_000_000L);
+		RequestDecision refused = decide(limiter, policies);
 		assertThat(refused.isAllowed()).isFalse();
 		assertThat(refused.violatedPolicies()).containsExactly("queued");
 		assertThat(refused.retryAfterSeconds()).as("the wait it would have had").isEqualTo(3);
@@ -58,17 +58,17 @@ class RequestLimiterTests {
 		assertThat(this.store.peek(acquisition(this.wide)).remaining()).as("wide gave its token back").isEqualTo(97);
 		// One leaves the queue: the next request takes the turn the refused one gave back.
 		limiter.doneWaiting();
-		assertThat(limiter.decide(request(), policies).waitNanos()).isEqualTo(3_000_000_000L);
-		assertThat(limiter.decide(request(), policies).isAllowed()).isFalse();
+		assertThat(decide(limiter, policies).waitNanos()).isEqualTo(3_000_000_000L);
+		assertThat(decide(limiter, policies).isAllowed()).isFalse();
 	}
 
 	@Test
 	void requestsThatNeedNoWaitAreNeverRefusedByAFullQueue() {
 		RequestLimiter limiter = limiter(1);
-		limiter.decide(request(), List.of(this.queued));
-		assertThat(limiter.decide(request(), List.of(this.queued)).waitNanos()).isPositive();
+		decide(limiter, List.of(this.queued));
+		assertThat(decide(limiter, List.of(this.queued)).waitNanos()).isPositive();
 		for (int i = 0; i < 50; i++) {
-			assertThat(limiter.decide(request(), List.of(this.wide)).isAllowed()).isTrue();
+			assertThat(decide(limiter, List.of(this.wide)).isAllowed()).isTrue();
 		}
 	}
 
@@ -77,7 +77,7 @@ class RequestLimiterTests {
 		RequestLimiter limiter = limiter(10);
 		RateLimitPolicy many = policy("many", Algorithm.TOKEN_BUCKET, 1, Duration.ofMillis(1), OnLimit.DELAY,
 				Duration.ofHours(1), "global");
-		limiter.decide(request(), List.of(many));
+		decide(limiter, List.of(many));
 		ExecutorService pool = Executors.newFixedThreadPool(64);
 		CountDownLatch start = new CountDownLatch(1);
 		try {
@@ -85,7 +85,7 @@ class RequestLimiterTests {
 			for (int i = 0; i < 64; i++) {
 				Callable<RequestDecision> call = () -> {
 					start.await();
-					return limiter.decide(request(), List.of(many));
+					return decide(limiter, List.of(many));
 				};
 				results.add(pool.submit(call));
 			}
@@ -114,6 +114,10 @@ class RequestLimiterTests {
 	@Test
 	void maxWaitingMustBePositive() {
 		assertThatIllegalArgumentException().isThrownBy(() -> limiter(0)).withMessageContaining("maxWaiting");
+	}
+
+	private static RequestDecision decide(RequestLimiter limiter, List<RateLimitPolicy> policies) {
+		return new RequestDecision(limiter.decide(request(), policies));
 	}
 
 	private RequestLimiter limiter(int maxWaiting) {

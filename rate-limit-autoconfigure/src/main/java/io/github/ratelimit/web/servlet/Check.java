@@ -1,0 +1,36 @@
+package io.github.ratelimit.web.servlet;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Receipt;
+import io.github.ratelimit.web.CountMode;
+
+/**
+ * One policy's part of one request: the policy as it judged the request (plan applied), the budget and
+ * cost it asked for, what the store took ({@code receipt}) and what it decided. Immutable.
+ * @param policy the policy in force
+ * @param acquisition its key, limit and cost
+ * @param receipt what the store's admission took, and where
+ * @param decision what the request is told (the receipt's, or what a give-back or a refused wait left)
+ * @param kept whether the request keeps what was taken: its policies (enforced, or shadow) all allowed it
+ */
+record Check(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt, Decision decision, boolean kept) {
+
+	/** Whether this check is settled once the response is known: it counts only some responses and holds a cost. */
+	boolean countsLater() {
+		return this.kept && this.policy.count() != CountMode.ALL && this.receipt.holdsCost();
+	}
+
+	/** Whether it holds a slot of a concurrency limit until the request ends. */
+	boolean holdsSlot() {
+		return this.kept && this.policy.isConcurrency();
+	}
+
+	boolean enforced() {
+		return !this.policy.shadow();
+	}
+
+	Check with(Decision decision) {
+		return new Check(this.policy, this.acquisition, this.receipt, decision, this.kept);
+	}
+}

@@ -1,0 +1,358 @@
+package io.github.ratelimit.web.servlet;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.web.CountMode;
+
+/**
+ * One request's rate limiting from its arrival to its end, in phases that only move forward:
+ * <ol>
+ * <li>{@link Phase#OPENED}: the {@link RateLimitFilter} opened it on the request's first dispatch;</li>
+ * <li>{@link Phase#RULES_DECIDED}: its path rules were decided before the rest of the filter chain ran
+ * ({@link #start}), so that a later filter (Spring Security's login) never answers a client out of
+ * guesses;</li>
+ * <li>{@link Phase#DECIDED}: every policy that applies was decided, by the {@link RateLimitInterceptor} once
+ * Spring MVC found the handler ({@link #decideHandler}), or by the filter when no handler was looked up
+ * ({@link #end}). An allowed request waits here for its turn (delay mode);</li>
+ * <li>completed: checks that count only some responses are settled once the status is known, then the
+ * headers are final ({@link #complete});</li>
+ * <li>released: the slots of concurrency limits are given back when the request ends, or when its async
+ * processing does.</li>
+ * </ol>
+ * Each phase asks its services ({@link RateLimitPipeline}) and adds to one list of {@link Check checks}: a
+ * policy decided in one phase is never decided again, and no phase calls back into an earlier one. Held as
+ * a request attribute; used by one thread at a time (an async request is handed on by the container).
+ */
+final class RateLimitExchange {
+
+	private static final String ATTRIBUTE = RateLimitExchange.class.getName();
+
+	enum Phase {
+
+		OPENED, RULES_DECIDED, DECIDED
+
+	}
+
+	private final RateLimitPipeline pipeline;
+
+	private final HttpServletRequest request;
+
+	private final @Nullable HeldResponse held;
+
+	private Phase phase = Phase.OPENED;
+
+	private final List<Check> checks = new ArrayList<>(2);
+
+	/** The policies decided before the handler was known (exempt ones too): decided once. */
+	private List<RateLimitPolicy> decidedUpFront = List.of();
+
+	/** Whether checks wait for the response's status; cleared by whichever settles them first. */
+	private final AtomicBoolean countPending = new AtomicBoolean();
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	private RateLimitExchange(RateLimitPipeline pipeline, HttpServletRequest request, HttpServletResponse response) {
+		this.pipeline = pipeline;
+		this.request = request;
+		this.held = pipeline.policies().mayCountLater() ? new HeldResponse(response, this::complete) : null;
+	}
+
+	static RateLimitExchange open(RateLimitPipeline pipeline, HttpServletRequest request, HttpServletResponse response) {
+		RateLimitExchange exchange = new RateLimitExchange(pipeline, request, response);
+		request.setAttribute(ATTRIBUTE, exchange);
+		return exchange;
+	}
+
+	/** The request's exchange, if the filter opened one. */
+	static @Nullable RateLimitExchange of(HttpServletRequest request) {
+		return (request.getAttribute(ATTRIBUTE) instanceof RateLimitExchange exchange) ? exchange : null;
+	}
+
+	/** The exchange of a request on its first dispatch whose policies are not all decided yet. */
+	static @Nullable RateLimitExchange undecided(HttpServletRequest request) {
+		RateLimitExchange exchange = (request.getDispatcherType() == DispatcherType.REQUEST) ? of(request) : null;
+		return (exchange != null && exchange.phase != Phase.DECIDED) ? exchange : null;
+	}
+
+	/** The response the rest of the chain writes to: held back while a count waits for its status. */
+	HttpServletResponse response(HttpServletResponse response) {
+		return (this.held != null) ? this.held : response;
+	}
+
+	/**
+	 * Before the rest of the filter chain: decides the path rules of a request that no handler lookup
+	 * will decide (it goes to another servlet), of every request when the filter runs ahead of Spring
+	 * Security's, and of a request whose rules count failures or successes (a later filter may answer it).
+	 * @param toSpringMvc whether the request goes to a Spring MVC dispatcher
+	 * @param response the response the chain writes to
+	 * @return whether the request proceeds
+	 */
+	boolean start(boolean toSpringMvc, HttpServletResponse response) throws IOException {
+		RateLimitPolicyResolver policies = this.pipeline.policies();
+		if (!toSpringMvc) {
+			return decide(policies.resolve(this.request, null), Phase.DECIDED, response);
+		}
+		if (!this.pipeline.rulesUpFront() && !policies.rulesMayCountLater()) {
+			return true;
+		}
+		List<RateLimitPolicy> rules = policies.resolve(this.request, null);
+		if (!this.pipeline.rulesUpFront() && rules.stream().allMatch((rule) -> rule.count() == CountMode.ALL)) {
+			return true;
+		}
+		this.decidedUpFront = rules;
+		return decide(rules, Phase.RULES_DECIDED, response);
+	}
+
+	/**
+	 * Once Spring MVC has looked up the handler: decides the policies of the request (path rules and the
+	 * handler's) that were not decided up front.
+	 * @param handler the handler, or {@code null} when the lookup failed (404, 405, ...)
+	 * @param response the response
+	 * @return whether the request proceeds
+	 */
+	boolean decideHandler(@Nullable Object handler, HttpServletResponse response) throws IOException {
+		List<RateLimitPolicy> policies = this.pipeline.policies().resolve(this.request, handler);
+		if (!this.decidedUpFront.isEmpty()) {
+			policies = policies.stream()
+				.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
+				.toList();
+		}
+		return decide(policies, Phase.DECIDED, response);
+	}
+
+	/**
+	 * Decides policies of the request and answers: the headers, or the rejection (what earlier phases
+	 * admitted is given back), or the request's turn. Headers wait while a check waits for its count.
+	 */
+	private boolean decide(List<RateLimitPolicy> policies, Phase next, HttpServletResponse response)
+			throws IOException {
+		this.phase = next;
+		if (policies.isEmpty()) {
+			return true;
+		}
+		List<Check> step;
+		try {
+			step = this.pipeline.limiter().decide(this.request, policies);
+		}
+		catch (UnreadableRequestException ex) {
+			return !refuse(ex, policies, response);
+		}
+		this.checks.addAll(step);
+		RequestDecision result = new RequestDecision(this.checks);
+		if (!result.isAllowed()) {
+			giveBackPending();
+			this.pipeline.headers().write(result, response);
+			this.pipeline.rejections().reject(this.request, response, result);
+			return false;
+		}
+		holdIfCountsLater();
+		if (!this.countPending.get() && !step.isEmpty() && result.isLimited()) {
+			this.pipeline.headers().write(result, response);
+		}
+		long waitNanos = new RequestDecision(step).waitNanos();
+		if (waitNanos > 0) {
+			try {
+				this.pipeline.delay().await(waitNanos);
+			}
+			catch (InterruptedException ex) {
+				// Shutting down: the request keeps its turn and proceeds now.
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				this.pipeline.limiter().doneWaiting();
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * After the rest of the filter chain (its first dispatch): decides, on path rules alone, a request no
+	 * handler lookup decided (a later filter answered it; too late to reject or to wait, but it spends its
+	 * budget); counts it unless it went async; and gives back its slots now, or when its async processing
+	 * ends.
+	 * @param response the response the chain wrote to
+	 * @param failed whether the chain threw
+	 */
+	void end(HttpServletResponse response, boolean failed) throws IOException {
+		boolean async = !failed && this.request.isAsyncStarted();
+		try {
+			if (this.phase == Phase.OPENED) {
+				decideAnswered(response);
+			}
+			if (!async) {
+				finish(response, failed);
+			}
+		}
+		finally {
+			if (!async || !releaseWhenAsyncEnds()) {
+				release();
+			}
+		}
+	}
+
+	private void decideAnswered(HttpServletResponse response) throws IOException {
+		this.phase = Phase.DECIDED;
+		List<RateLimitPolicy> rules = this.pipeline.policies().resolve(this.request, null);
+		if (rules.isEmpty()) {
+			return;
+		}
+		List<Check> step;
+		try {
+			step = this.pipeline.limiter().decide(this.request, rules);
+		}
+		catch (UnreadableRequestException ex) {
+			// Answered already: too late for a 400, but counted as the refusal it would have been.
+			refuse(ex, rules, null);
+			return;
+		}
+		this.checks.addAll(step);
+		RequestDecision result = new RequestDecision(step);
+		if (result.waitNanos() > 0) {
+			// Too late to wait for a turn: give back the waiting place it was given.
+			this.pipeline.limiter().doneWaiting();
+		}
+		// Its body is written already: counted as the filter ends, with nothing left to hold back.
+		this.countPending.set(step.stream().anyMatch(Check::countsLater));
+		// A rejection comes too late to answer it: no Retry-After on a response that was served.
+		if (!this.countPending.get() && result.isLimited() && result.isAllowed() && !response.isCommitted()) {
+			this.pipeline.headers().write(result, response);
+		}
+	}
+
+	/** Whether the request still waits for its status to be counted (then its async dispatch counts it). */
+	boolean countsLater() {
+		return this.countPending.get();
+	}
+
+	/**
+	 * Counts the request once its response is final, then lets a held body go.
+	 * @param response the response
+	 * @param failed whether it failed with an exception: no response shows it does not count, so it keeps its cost
+	 */
+	void finish(HttpServletResponse response, boolean failed) throws IOException {
+		HttpServletResponse counted = response(response);
+		complete(failed ? RequestLimiter.NO_RESPONSE : counted.getStatus());
+		if (this.held != null) {
+			this.held.release();
+		}
+	}
+
+	/**
+	 * Settles the checks that count only some responses (once: an error sent counts it as it is sent),
+	 * then writes the headers, when the response still takes them.
+	 */
+	private void complete(int status) {
+		if (!this.countPending.compareAndSet(true, false)) {
+			return;
+		}
+		for (int i = 0; i < this.checks.size(); i++) {
+			if (this.checks.get(i).countsLater()) {
+				this.checks.set(i, this.pipeline.limiter().complete(this.checks.get(i), status));
+			}
+		}
+		RequestDecision counted = new RequestDecision(this.checks);
+		HttpServletResponse response = (this.held != null) ? this.held : null;
+		if (response != null && counted.isLimited() && !response.isCommitted()) {
+			this.pipeline.headers().write(counted, response);
+		}
+	}
+
+	private void holdIfCountsLater() {
+		if (this.checks.stream().anyMatch(Check::countsLater) && this.countPending.compareAndSet(false, true)
+				&& this.held != null) {
+			this.held.hold();
+		}
+	}
+
+	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
+	private void giveBackPending() {
+		if (this.countPending.compareAndSet(true, false)) {
+			for (Check check : this.checks) {
+				if (check.countsLater()) {
+					this.pipeline.limiter().giveBack(check);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Answers a request whose key, plan or exemption cannot be told: {@code 400}, unless only shadow
+	 * policies apply, which never change a response.
+	 * @param response the response, {@code null} when it was answered already
+	 * @return whether it was refused
+	 */
+	private boolean refuse(UnreadableRequestException ex, List<RateLimitPolicy> policies,
+			@Nullable HttpServletResponse response) throws IOException {
+		if (!this.pipeline.limiter().refuses(ex, this.request, policies) || response == null) {
+			return false;
+		}
+		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.
+		giveBackPending();
+		UnreadableRequestProblem.write(this.request, response, ex);
+		return true;
+	}
+
+	/** Gives back the slots of concurrency limits, the first time only. */
+	private void release() {
+		if (this.released.compareAndSet(false, true)) {
+			this.pipeline.limiter().release(this.checks);
+		}
+	}
+
+	/**
+	 * Gives the slots back when the async processing completes, fails or times out: a client that went
+	 * away may never cause another dispatch, but the container still completes the request.
+	 * @return whether a listener will; {@code false} when the async processing completed meanwhile
+	 */
+	private boolean releaseWhenAsyncEnds() {
+		if (this.checks.stream().noneMatch(Check::holdsSlot)) {
+			return true;
+		}
+		try {
+			this.request.getAsyncContext().addListener(new AsyncEnd());
+			return true;
+		}
+		catch (IllegalStateException ex) {
+			return false;
+		}
+	}
+
+	private final class AsyncEnd implements AsyncListener {
+
+		@Override
+		public void onComplete(AsyncEvent event) {
+			release();
+		}
+
+		@Override
+		public void onTimeout(AsyncEvent event) {
+			release();
+		}
+
+		@Override
+		public void onError(AsyncEvent event) {
+			release();
+		}
+
+		@Override
+		public void onStartAsync(AsyncEvent event) {
+			// A new async cycle (an async dispatch started another): listeners must register again.
+			AsyncContext context = event.getAsyncContext();
+			if (context != null) {
+				context.addListener(this);
+			}
+		}
+
+	}
+}

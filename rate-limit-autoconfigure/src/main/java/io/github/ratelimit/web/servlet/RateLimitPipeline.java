@@ -1,0 +1,32 @@
+package io.github.ratelimit.web.servlet;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import io.github.ratelimit.web.RateLimitRejectionHandler;
+import io.github.ratelimit.web.RequestDelay;
+
+/**
+ * The stateless services a {@link RateLimitExchange} moves through, one set per application: they find a
+ * request's policies, decide them, render the headers and the rejection, and hold a request for its turn.
+ * @param policies finds the policies of a request
+ * @param limiter decides them, in one store call
+ * @param headers renders the rate limit headers
+ * @param rejections answers a rejected request
+ * @param delay holds a request that waits for its turn (delay mode)
+ * @param rulesUpFront whether every request's path rules are decided before the rest of the filter chain
+ * (the filter runs ahead of Spring Security's), not only those that count failures or successes
+ */
+record RateLimitPipeline(RateLimitPolicyResolver policies, RequestLimiter limiter, RateLimitHeaders headers,
+		RateLimitRejectionHandler rejections, RequestDelay delay, boolean rulesUpFront) {
+
+	/** Whether any policy applies to any request at all; when none does, the filter steps aside. */
+	boolean limitsAnything() {
+		return this.policies.limitsAnything();
+	}
+
+	/** Opens a request's exchange, on its first dispatch. */
+	RateLimitExchange open(HttpServletRequest request, HttpServletResponse response) {
+		return RateLimitExchange.open(this, request, response);
+	}
+}

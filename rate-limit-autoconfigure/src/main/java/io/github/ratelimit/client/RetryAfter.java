@@ -38,6 +38,8 @@ final class RetryAfter {
 	private static final int MAX_SECONDS_DIGITS = 14;
 
 	// RFC 9110 §5.6.7: recipients accept IMF-fixdate and the obsolete RFC 850 and asctime formats.
+	// Not HttpHeaders#getFirstZonedDateTime: Spring 7.0 reads RFC 850's two-digit year as 20xx (so "Sunday, 06-Nov-94"
+	// fails its day-of-week check), asctime's space-padded day ("Nov  6") not at all, and no value with spaces around it.
 	private static final List<DateTimeFormatter> HTTP_DATE_FORMATS = List.of(DateTimeFormatter.RFC_1123_DATE_TIME,
 			new DateTimeFormatterBuilder().appendPattern("EEEE, dd-MMM-")
 				.appendValueReduced(ChronoField.YEAR, 2, 2, 1970)

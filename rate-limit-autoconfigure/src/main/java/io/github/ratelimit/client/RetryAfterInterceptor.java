@@ -118,6 +118,9 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 		if (!this.methods.contains(request.getMethod())) {
 			return execution.execute(request, body);
 		}
+		// Not Spring's RetryTemplate: it retries thrown exceptions only and throws when it gives up (the last response
+		// is returned here), asks its BackOff for a wait without the response (Retry-After), sleeps with Thread.sleep
+		// in milliseconds (no Sleeper), and times out on the wall clock, requests included (here only waits count).
 		Duration waited = Duration.ZERO;
 		HttpHeaders sent = HttpHeaders.copyOf(request.getHeaders());
 		for (int attempt = 1;; attempt++) {

@@ -3,7 +3,6 @@ package io.github.ratelimit.web;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.json.JsonWriter;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -162,67 +162,6 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 
 	/** The plain writer: the members as compact JSON. */
 	static String toJson(Map<String, Object> members) {
-		StringBuilder json = new StringBuilder(256).append('{');
-		members.forEach((name, value) -> member(json, name, value));
-		return json.append('}').toString();
-	}
-
-	private static void member(StringBuilder json, String name, Object value) {
-		if (value == null) {
-			return;
-		}
-		if (json.length() > 1) {
-			json.append(',');
-		}
-		string(json, name);
-		json.append(':');
-		value(json, value);
-	}
-
-	private static void value(StringBuilder json, Object value) {
-		if (value instanceof Number || value instanceof Boolean) {
-			json.append(value);
-		}
-		else if (value instanceof Collection<?> collection) {
-			json.append('[');
-			boolean first = true;
-			for (Object element : collection) {
-				if (!first) {
-					json.append(',');
-				}
-				first = false;
-				value(json, element);
-			}
-			json.append(']');
-		}
-		else if (value == null) {
-			json.append("null");
-		}
-		else {
-			string(json, value.toString());
-		}
-	}
-
-	private static void string(StringBuilder json, String value) {
-		json.append('"');
-		for (int i = 0; i < value.length(); i++) {
-			char c = value.charAt(i);
-			switch (c) {
-				case '"' -> json.append("\\\"");
-				case '\\' -> json.append("\\\\");
-				case '\n' -> json.append("\\n");
-				case '\r' -> json.append("\\r");
-				case '\t' -> json.append("\\t");
-				default -> {
-					if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-						json.append(String.format("\\u%04x", (int) c));
-					}
-					else {
-						json.append(c);
-					}
-				}
-			}
-		}
-		json.append('"');
+		return JsonWriter.standard().writeToString(members);
 	}
 }

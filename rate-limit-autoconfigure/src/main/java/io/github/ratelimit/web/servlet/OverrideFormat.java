@@ -8,6 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.boot.json.JsonWriter;
+
 import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
@@ -22,51 +24,28 @@ final class OverrideFormat {
 	}
 
 	static String write(RateLimitPolicy.Change change) {
-		StringBuilder json = new StringBuilder("{");
-		values(json, change.limit(), change.period(), change.burst());
+		Map<String, Object> json = values(change.limit(), change.period(), change.burst());
 		if (change.plans() != null) {
-			json.append((json.length() > 1) ? "," : "").append("\"plans\":{");
-			boolean first = true;
-			for (Map.Entry<String, RateLimitPolicy.Plan> plan : change.plans().entrySet()) {
-				json.append(first ? "" : ",").append(quoted(plan.getKey())).append(":{");
-				values(json, plan.getValue().limit(), plan.getValue().period(), plan.getValue().burst());
-				json.append('}');
-				first = false;
-			}
-			json.append('}');
+			Map<String, Object> plans = new LinkedHashMap<>();
+			change.plans().forEach((name, plan) -> plans.put(name, values(plan.limit(), plan.period(), plan.burst())));
+			json.put("plans", plans);
 		}
-		return json.append('}').toString();
+		return JsonWriter.standard().writeToString(json);
 	}
 
-	private static void values(StringBuilder json, @Nullable Long limit, @Nullable Duration period,
-			@Nullable Long burst) {
-		int start = json.length();
+	/** The values set, in this order; unset ones left out, periods in ISO-8601. */
+	private static Map<String, Object> values(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
+		Map<String, Object> values = new LinkedHashMap<>();
 		if (limit != null) {
-			json.append("\"limit\":").append(limit);
+			values.put("limit", limit);
 		}
 		if (period != null) {
-			json.append((json.length() > start) ? "," : "").append("\"period\":").append(quoted(period.toString()));
+			values.put("period", period.toString());
 		}
 		if (burst != null) {
-			json.append((json.length() > start) ? "," : "").append("\"burst\":").append(burst);
+			values.put("burst", burst);
 		}
-	}
-
-	private static String quoted(String value) {
-		StringBuilder quoted = new StringBuilder("\"");
-		for (int i = 0; i < value.length(); i++) {
-			char c = value.charAt(i);
-			if (c == '"' || c == '\\') {
-				quoted.append('\\').append(c);
-			}
-			else if (c < 0x20) {
-				quoted.append(String.format("\\u%04x", (int) c));
-			}
-			else {
-				quoted.append(c);
-			}
-		}
-		return quoted.append('"').toString();
+		return values;
 	}
 
 	/**

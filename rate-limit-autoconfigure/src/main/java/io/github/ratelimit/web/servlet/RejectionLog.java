@@ -2,21 +2,16 @@ package io.github.ratelimit.web.servlet;
 
 import java.time.Duration;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.CaffeineRateLimitStore;
-import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitStore;
 
 /**
  * Logs rejections so that an attack cannot flood the logs: every rejection at DEBUG; at most one WARN
  * per (policy, key) per interval, and at most {@value #WARNINGS_PER_INTERVAL} WARNs per interval in
- * all (a flood of distinct keys cannot get around the first rule). Thread-safe; memory bounded.
+ * all (a {@link ThrottledLog}). Thread-safe; memory bounded.
  */
 final class RejectionLog {
 
@@ -28,34 +23,21 @@ final class RejectionLog {
 
 	private final Duration interval;
 
-	private final Cache<String, Boolean> recentlyWarned;
-
-	private final RateLimitStore warnings;
-
-	private final Acquisition warning;
+	private final ThrottledLog warnings;
 
 	/**
 	 * Creates a log writing to this class's logger.
 	 * @param clock the time source
 	 * @param interval how long a key stays quiet after a WARN
 	 */
-	public RejectionLog(RateLimitClock clock, Duration interval) {
+	RejectionLog(RateLimitClock clock, Duration interval) {
 		this(logger, clock, interval);
 	}
 
 	RejectionLog(Log log, RateLimitClock clock, Duration interval) {
 		this.log = log;
 		this.interval = interval;
-		this.recentlyWarned = Caffeine.newBuilder()
-			.maximumSize(10_000)
-			.expireAfterWrite(interval)
-			.ticker(clock::nanos)
-			.executor(Runnable::run)
-			.build();
-		// One bucket for all WARNs: a store of one key.
-		this.warnings = new CaffeineRateLimitStore(1, clock);
-		this.warning = new Acquisition("rejection-log",
-				Limit.builder().limit(WARNINGS_PER_INTERVAL).period(interval).build(), "warnings", 1);
+		this.warnings = new ThrottledLog(clock, interval, WARNINGS_PER_INTERVAL);
 	}
 
 	/**
@@ -64,14 +46,10 @@ final class RejectionLog {
 	 * @param acquisition the budget it was asked for
 	 * @param shadow whether the policy only observes
 	 */
-	public void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
+	void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
 		String what = (shadow ? "Shadow rate limit '" : "Rate limit '") + policy.name() + "' "
 				+ (shadow ? "would have rejected " : "rejected ") + printable(acquisition.key());
-		String id = policy.id() + '\u0000' + acquisition.key();
-		boolean warn = this.log.isWarnEnabled() && this.recentlyWarned.getIfPresent(id) == null
-				&& this.recentlyWarned.asMap().putIfAbsent(id, Boolean.TRUE) == null
-				&& this.warnings.tryAcquire(this.warning).isAllowed();
-		if (warn) {
+		if (this.log.isWarnEnabled() && this.warnings.tryLog(policy.id() + '\u0000' + acquisition.key())) {
 			this.log.warn(what + " (this key's further rejections within " + this.interval
 					+ " are logged at DEBUG)");
 		}

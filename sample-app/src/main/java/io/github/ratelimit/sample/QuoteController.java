@@ -3,7 +3,6 @@ package io.github.ratelimit.sample;
 import java.util.Map;
 import java.util.Set;
 
-import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -14,7 +13,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-import io.github.ratelimit.web.KeyResolver;
+import io.github.ratelimit.web.RequestKeyResolver;
 
 /**
  * {@code GET /api/quotes}: an API sold in plans. The policy {@code quotes} in {@code application.yml}
@@ -47,9 +46,9 @@ class QuoteController {
 		private static final Map<String, String> PLAN_BY_API_KEY = Map.of("demo-pro-key", "pro");
 
 		@Bean
-		KeyResolver planOfApiKey() {
-			return (HttpServletRequest request) -> {
-				String apiKey = request.getHeader("X-Api-Key");
+		RequestKeyResolver planOfApiKey() {
+			return (request) -> {
+				String apiKey = request.header("X-Api-Key");
 				return (apiKey != null) ? PLAN_BY_API_KEY.get(apiKey) : null;
 			};
 		}

@@ -29,6 +29,7 @@ import org.springframework.web.servlet.HandlerMapping;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.KeyResolver;
+import io.github.ratelimit.web.RequestKeyResolver;
 
 /**
  * Turns a policy's {@code key} setting into a {@link KeyResolver} whose keys are complete: typed
@@ -354,21 +355,22 @@ final class KeyResolvers {
 		}
 		BeanFactory beans = this.beanFactory;
 		try {
-			if (!beans.isTypeMatch(name, KeyResolver.class)) {
+			if (!beans.isTypeMatch(name, RequestKeyResolver.class)) {
 				throw new RateLimitConfigurationException(origin,
-						"bean '" + name + "' is not a " + KeyResolver.class.getName(),
-						"Make the bean implement " + KeyResolver.class.getName());
+						"bean '" + name + "' is not a " + RequestKeyResolver.class.getName(),
+						"Make the bean implement " + RequestKeyResolver.class.getName());
 			}
 		}
 		catch (BeansException ex) {
 			throw new RateLimitConfigurationException(origin, "no bean named '" + name + "'",
-					"Declare a " + KeyResolver.class.getSimpleName() + " bean named '" + name + "'");
+					"Declare a " + RequestKeyResolver.class.getSimpleName() + " bean named '" + name + "'");
 		}
 		// Looked up on first use: the bean may depend on beans created after the filter.
 		return (request) -> {
 			// The bean gets the request: its parameters are read first, and refuse to be read when broken.
 			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
-			String value = beans.getBean(name, KeyResolver.class).resolve(guarded);
+			String value = beans.getBean(name, RequestKeyResolver.class)
+				.resolve(new ServletRequestView(guarded, this.clientIpResolver));
 			RequestParameters.checkGuarded(guarded);
 			return value;
 		};

@@ -4,6 +4,9 @@ import java.security.Principal;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import jakarta.servlet.http.HttpServletRequest;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,9 +21,13 @@ import org.springframework.web.servlet.HandlerMapping;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.KeyResolver;
+import io.github.ratelimit.web.RateLimitRequest;
+import io.github.ratelimit.web.RequestKeyResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.mockito.Mockito.mock;
 
 @ExtendWith(OutputCaptureExtension.class)
 class KeyResolversTests {
@@ -172,7 +179,40 @@ class KeyResolversTests {
 		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> resolve("@broken"))
 			.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its key cannot be read"));
 		assertThatExceptionOfType(RateLimitConfigurationException.class).isThrownBy(() -> resolve("@notAResolver"))
-			.withMessageContaining("bean 'notAResolver' is not a io.github.ratelimit.web.KeyResolver");
+			.withMessageContaining("bean 'notAResolver' is not a io.github.ratelimit.web.RequestKeyResolver");
+	}
+
+	@Test
+	void aRequestKeyResolverReadsTheRequestAsTheLimiterSeesIt() {
+		AtomicReference<String> seen = new AtomicReference<>();
+		this.beans.registerSingleton("view", (RequestKeyResolver) (request) -> {
+			seen.set(String.join("|", request.method(), request.path(), request.header("x-tenant"),
+					String.join("+", request.headers("X-Tenant")), request.parameter("u"), request.principal().getName(),
+					request.clientIp(), String.valueOf(request.unwrap(HttpServletRequest.class) != null),
+					String.valueOf(request.unwrap(String.class))));
+			return "k";
+		});
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/app/orders/7");
+		request.setContextPath("/app");
+		request.setRemoteAddr("2001:db8:7:8::1");
+		request.addHeader("X-Tenant", "acme");
+		request.addHeader("X-Tenant", "other");
+		request.setParameter("u", "alice");
+		request.setUserPrincipal(() -> "bob");
+		assertThat(this.keyResolvers.forSpec("@view", "test").resolve(request)).isEqualTo("bean:k");
+		assertThat(seen).hasValue("POST|/orders/7|acme|acme+other|alice|bob|2001:db8:7:8::/64|true|null");
+	}
+
+	@Test
+	@SuppressWarnings("deprecation")
+	void aServletKeyResolverOfTheFirstReleaseStillGetsItsServletRequest() {
+		this.beans.registerSingleton("servlet", (KeyResolver) (request) -> request.getRequestURI());
+		this.request.setRequestURI("/api/x");
+		assertThat(resolve("@servlet")).isEqualTo("bean:/api/x");
+		RateLimitRequest reactive = mock(RateLimitRequest.class);
+		assertThatIllegalStateException()
+			.isThrownBy(() -> ((KeyResolver) (request) -> "never").resolve(reactive))
+			.withMessageContaining("implement RequestKeyResolver");
 	}
 
 	@Test

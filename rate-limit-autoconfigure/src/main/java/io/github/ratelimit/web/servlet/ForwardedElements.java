@@ -1,7 +1,12 @@
 package io.github.ratelimit.web.servlet;
 
 import java.net.InetAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,9 +15,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code Forwarded: for=192.0.2.60;proto=http;by=203.0.113.43, for="[2001:db8:cafe::17]:4711"}
  * holds two elements, one per hop, each a {@code ;}-separated list of {@code name=value} pairs whose
- * value is a token or a quoted string; empty elements are ignored. Parsing is single-pass and linear in the header's length; no
- * input makes it throw. An element that is malformed, or has no (or more than one) {@code for}
- * parameter, yields an unreadable node, which ends the walk like a malformed {@code X-Forwarded-For} hop.
+ * value is a token or a quoted string; empty elements are ignored. Parsing is single-pass and linear
+ * in the header's length; no input makes it throw. An element that is malformed, or has no (or more than one) {@code for}
+ * parameter, yields an unreadable node, which ends the walk like a malformed {@code X-Forwarded-For}
+ * hop. A scanner, not a regular expression: {@code java.util.regex} recurses once per repetition of
+ * a group such as a quoted string's, which a long header would overflow.
  * Quoting is not required where RFC 7239 requires it ({@code for=[::1]} is read as
  * {@code for="[::1]"}); the node itself is parsed strictly.
  */
@@ -21,18 +28,30 @@ final class ForwardedElements {
 	/** Stands for an element that cannot be read; not a valid node. */
 	private static final String UNREADABLE = "";
 
+	/** After {@code :_}: RFC 7239's obfport is {@code "_" 1*(ALPHA / DIGIT / "." / "_" / "-")}. */
+	private static final Pattern OBFUSCATED_PORT = Pattern.compile("[\\w.-]*");
+
 	private ForwardedElements() {
 	}
 
 	/**
-	 * Appends the {@code for} value of each element of one header value to {@code nodes}, keeping
-	 * only the last {@code max}.
-	 * @param value one instance of the header
-	 * @param nodes receives each element's unquoted {@code for} value, an empty string for an
-	 * element that cannot be read
-	 * @param max the most values kept
+	 * Returns the {@code for} value of each element of a header's values, right-most first.
+	 * @param values the instances of the header, in order
+	 * @param max the most values returned: those of the right-most elements
+	 * @return each element's unquoted {@code for} value, an empty string for an element that cannot
+	 * be read
 	 */
-	static void forNodes(String value, Deque<String> nodes, int max) {
+	static List<String> forNodes(List<String> values, int max) {
+		Deque<String> nodes = new ArrayDeque<>();
+		for (String value : values) {
+			forNodes(Objects.requireNonNullElse(value, ""), nodes, max);
+		}
+		List<String> rightMostFirst = new ArrayList<>(nodes.size());
+		nodes.descendingIterator().forEachRemaining(rightMostFirst::add);
+		return rightMostFirst;
+	}
+
+	private static void forNodes(String value, Deque<String> nodes, int max) {
 		int length = value.length();
 		int i = 0;
 		while (i <= length) {
@@ -52,7 +71,7 @@ final class ForwardedElements {
 				}
 				empty = false;
 				int nameStart = i;
-				while (i < length && isTokenChar(value.charAt(i))) {
+				while (i < length && ClientIpResolver.isTokenChar(value.charAt(i))) {
 					i++;
 				}
 				int nameEnd = i;
@@ -132,13 +151,8 @@ final class ForwardedElements {
 		// An obfuscated port (for="192.0.2.43:_abc") says nothing about the address: drop it.
 		int obfuscatedPort = node.lastIndexOf(":_");
 		if (obfuscatedPort > 0) {
-			for (int i = obfuscatedPort + 2; i < node.length(); i++) {
-				char c = node.charAt(i);
-				boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-						|| c == '.' || c == '_' || c == '-';
-				if (!allowed) {
-					return null;
-				}
+			if (!OBFUSCATED_PORT.matcher(node.substring(obfuscatedPort + 2)).matches()) {
+				return null;
 			}
 			node = node.substring(0, obfuscatedPort);
 		}
@@ -170,11 +184,6 @@ final class ForwardedElements {
 			i++;
 		}
 		return i;
-	}
-
-	private static boolean isTokenChar(char c) {
-		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-				|| "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
 	}
 
 }

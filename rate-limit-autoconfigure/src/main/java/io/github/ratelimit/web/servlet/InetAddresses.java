@@ -53,7 +53,7 @@ final class InetAddresses {
 	static final int MAX_HOP_LENGTH = MAX_LITERAL_LENGTH + 1 + MAX_ZONE_LENGTH + 1 + 5;
 
 	/** ASCII groups of at most four hex digits; a dotted tail is checked as IPv4; the JDK checks the rest. */
-	private static final Pattern IPV6 = Pattern.compile("(?:[0-9A-Fa-f]{0,4}:)+(?:[0-9A-Fa-f]{1,4}|[0-9.]{7,15})?");
+	private static final Pattern IPV6 = Pattern.compile("(?:[0-9A-Fa-f]{0,4}:)+(?:[0-9A-Fa-f]{1,4}|\\d{1,3}(?:\\.\\d{1,3}){3})?");
 
 	/** RFC 6874 zone ids are unreserved characters. */
 	private static final Pattern ZONE = Pattern.compile("[\\w.~-]{1," + MAX_ZONE_LENGTH + "}");

@@ -2,10 +2,12 @@ package io.github.ratelimit.web.servlet;
 
 import java.net.InetAddress;
 import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Enumeration;
-import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
@@ -39,13 +41,17 @@ import io.github.ratelimit.web.ClientIpSource;
  * with no trusted proxies (the default) forwarding headers are ignored entirely. Hops may carry a port
  * or a zone id ({@code 203.0.113.7:4711}, {@code [2001:db8::1]:443}, {@code fe80::1%eth0}).
  *
- * <p><b>The connection's peer</b> is what the container reports before any forwarding header was
- * applied: request wrappers (Spring's {@code ForwardedHeaderFilter}, Tomcat's {@code RemoteIpFilter})
- * are looked through, and when a container integration recorded the peer and the raw forwarding
- * header before the container rewrote them (Tomcat's {@code RemoteIpValve}), under
+ * <p><b>Any stack.</b> {@link #resolveAddress(InetAddress, Function)} and
+ * {@link #resolve(String, Function)} take the connection's peer and a lookup of the request's headers
+ * by name, so that they serve any web stack. The servlet methods ({@link #resolve(HttpServletRequest)},
+ * {@link #resolveAddress(HttpServletRequest)}) find the connection's peer as the container reported it
+ * before any forwarding header was applied: request wrappers (Spring's {@code ForwardedHeaderFilter},
+ * Tomcat's {@code RemoteIpFilter}) are looked through, and when a container integration recorded the peer
+ * and the raw forwarding header before the container rewrote them (Tomcat's {@code RemoteIpValve}), under
  * {@link #PEER_ADDRESS_ATTRIBUTE} and {@link #FORWARDING_HEADER_ATTRIBUTE}, those are used. With
- * {@link ClientIpSource#CONTAINER} the address the container (or Spring) resolved is taken instead, if it is
- * an IP address at all.
+ * {@link ClientIpSource#CONTAINER} the address the container (or Spring) resolved is taken instead, if it
+ * is an IP address at all. A request's forwarding header is walked once: the client found is kept on the
+ * request the container created, where no wrapper can change it, for the resolver that found it.
  *
  * <p><b>Keys</b> ({@link #resolve(HttpServletRequest)}) name the client's network: IPv6 addresses are
  * cut to {@linkplain #getIpv6Prefix() a prefix} (a /64 by default, since one subscriber holds a whole
@@ -61,33 +67,35 @@ import io.github.ratelimit.web.ClientIpSource;
 final class ClientIpResolver {
 
 	/** The default forwarding header. */
-	public static final String X_FORWARDED_FOR = "X-Forwarded-For";
+	static final String X_FORWARDED_FOR = "X-Forwarded-For";
 
 	/** The RFC 7239 forwarding header. */
-	public static final String FORWARDED = "Forwarded";
+	static final String FORWARDED = "Forwarded";
 
 	/** The most hops considered, counted from the right. */
-	public static final int MAX_HOPS = 64;
+	static final int MAX_HOPS = 64;
 
 	/**
 	 * Request attribute under which a container integration may record the connection's peer address
 	 * (a {@code String}) before the container rewrites {@code getRemoteAddr()}.
 	 */
-	public static final String PEER_ADDRESS_ATTRIBUTE = ClientIpResolver.class.getName() + ".PEER_ADDRESS";
+	static final String PEER_ADDRESS_ATTRIBUTE = ClientIpResolver.class.getName() + ".PEER_ADDRESS";
 
 	/**
 	 * Request attribute under which a container integration may record the values of the forwarding
 	 * {@linkplain #getHeader() header} (a {@code List<String>}) as the client sent them, before the
 	 * container rewrites them.
 	 */
-	public static final String FORWARDING_HEADER_ATTRIBUTE = ClientIpResolver.class.getName()
-			+ ".FORWARDING_HEADER";
+	static final String FORWARDING_HEADER_ATTRIBUTE = ClientIpResolver.class.getName() + ".FORWARDING_HEADER";
+
+	/** Request attribute holding a {@link Walk}, on the request the container created. */
+	private static final String WALK_ATTRIBUTE = ClientIpResolver.class.getName() + ".WALK";
 
 	/** The shortest IPv4 prefix allowed for keys. */
-	public static final int MIN_IPV4_PREFIX = 8;
+	static final int MIN_IPV4_PREFIX = 8;
 
 	/** The shortest IPv6 prefix allowed for keys. */
-	public static final int MIN_IPV6_PREFIX = 32;
+	static final int MIN_IPV6_PREFIX = 32;
 
 	/** Returned when the container gives no remote address. */
 	static final String UNKNOWN = "unknown";
@@ -97,6 +105,9 @@ final class ClientIpResolver {
 
 	/** How deep request wrappers are looked through. */
 	private static final int MAX_WRAPPERS = 32;
+
+	/** The characters of an RFC 9110 token besides letters and digits. */
+	private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
 	private final List<IpAddressRange> trustedProxies;
 
@@ -115,7 +126,7 @@ final class ClientIpResolver {
 	 * @param trustedProxies the address ranges of proxies whose {@code X-Forwarded-For} entries
 	 * are believed; empty to ignore forwarding headers
 	 */
-	public ClientIpResolver(List<IpAddressRange> trustedProxies) {
+	ClientIpResolver(List<IpAddressRange> trustedProxies) {
 		this(builder().trustedProxies(trustedProxies));
 	}
 
@@ -134,65 +145,38 @@ final class ClientIpResolver {
 	 * own peer.
 	 * @return a new builder
 	 */
-	public static Builder builder() {
+	static Builder builder() {
 		return new Builder();
 	}
 
-	/**
-	 * Returns the trusted proxy ranges.
-	 * @return an unmodifiable list, possibly empty
-	 */
-	public List<IpAddressRange> getTrustedProxies() {
+	List<IpAddressRange> getTrustedProxies() {
 		return this.trustedProxies;
 	}
 
-	/**
-	 * Returns the forwarding header read from trusted proxies.
-	 * @return the header name
-	 */
-	public String getHeader() {
+	/** The forwarding header read from trusted proxies. */
+	String getHeader() {
 		return this.header;
 	}
 
-	/**
-	 * Returns the prefix length IPv4 keys are cut to.
-	 * @return 8-32
-	 */
-	public int getIpv4Prefix() {
+	int getIpv4Prefix() {
 		return this.ipv4Prefix;
 	}
 
-	/**
-	 * Returns the prefix length IPv6 keys are cut to.
-	 * @return 32-128
-	 */
-	public int getIpv6Prefix() {
+	int getIpv6Prefix() {
 		return this.ipv6Prefix;
 	}
 
-	/**
-	 * Returns whose resolution of the client address is taken.
-	 * @return the source
-	 */
-	public ClientIpSource getSource() {
+	ClientIpSource getSource() {
 		return this.source;
 	}
 
-	/**
-	 * Returns whether this resolver ever reads the forwarding header: only with trusted proxies and
-	 * {@link ClientIpSource#CONNECTION}.
-	 * @return {@code true} if {@link #getHeader()} may be read
-	 */
-	public boolean readsForwardingHeader() {
+	/** Whether the forwarding header is ever read: only with trusted proxies and {@link ClientIpSource#CONNECTION}. */
+	boolean readsForwardingHeader() {
 		return this.source == ClientIpSource.CONNECTION && !this.trustedProxies.isEmpty();
 	}
 
-	/**
-	 * Returns whether an address belongs to a trusted proxy.
-	 * @param address the address
-	 * @return {@code true} if any trusted range contains it
-	 */
-	public boolean isTrusted(InetAddress address) {
+	/** Whether an address (its full length) belongs to a trusted proxy. */
+	boolean isTrusted(InetAddress address) {
 		for (IpAddressRange range : this.trustedProxies) {
 			if (range.contains(address)) {
 				return true;
@@ -202,56 +186,91 @@ final class ClientIpResolver {
 	}
 
 	/**
-	 * Returns the text of a request's client for its rate limit key: the client's network in
-	 * canonical form ({@code 2001:db8:7:8::/64}, or {@code 203.0.113.7} when the prefix is the full
-	 * length).
-	 * @param request the request
-	 * @return the network text; the trimmed remote address (at most 64 characters) if the container
-	 * reports one that is not an IP literal; or {@code "unknown"} if it reports none
+	 * Returns the full IP address (not cut to a network) of the client of a connection, on any web stack.
+	 * @param peer the connection's peer; with {@link ClientIpSource#CONTAINER} the address the server
+	 * resolved; {@code null} if there is none
+	 * @param headers the values of a request header by name (every instance, in order; {@code null} or
+	 * empty when there is none), asked only for {@link #getHeader()}, and only when the peer is trusted
+	 * @return the client, or {@code null} when {@code peer} is
 	 */
-	public String resolve(HttpServletRequest request) {
-		if (this.source == ClientIpSource.CONNECTION && this.trustedProxies.isEmpty() && this.ipv4Prefix == 32) {
-			// The connection's peer is the client, and its canonical IPv4 text is its key as it is: no
-			// parsing into an address and formatting back.
-			String peer = peerText(connectionRequest(request));
-			if (peer != null && InetAddresses.isCanonicalIpv4(peer)) {
-				return peer;
+	@Nullable InetAddress resolveAddress(@Nullable InetAddress peer, Function<String, @Nullable List<String>> headers) {
+		if (peer == null || !readsForwardingHeader() || !isTrusted(peer)) {
+			return peer;
+		}
+		List<String> values = headers.apply(this.header);
+		if (values == null || values.isEmpty()) {
+			return peer;
+		}
+		List<String> last = values.subList(Math.max(0, values.size() - MAX_HOPS), values.size());
+		if (this.format == HeaderFormat.SINGLE) {
+			InetAddress address = InetAddresses.parseHop(last.get(last.size() - 1));
+			return (address != null) ? address : peer;
+		}
+		boolean forwarded = this.format == HeaderFormat.FORWARDED;
+		InetAddress candidate = peer;
+		for (String hop : forwarded ? ForwardedElements.forNodes(last, MAX_HOPS) : forwardedForHops(last)) {
+			InetAddress address = forwarded ? ForwardedElements.parseNode(hop) : InetAddresses.parseHop(hop);
+			if (address == null) {
+				return candidate;
+			}
+			candidate = address;
+			if (!isTrusted(address)) {
+				return address;
 			}
 		}
-		InetAddress address = resolveAddress(request);
-		if (address != null) {
-			return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
-		}
-		String remoteAddr = peerText(connectionRequest(request));
-		if (remoteAddr == null || remoteAddr.isBlank()) {
-			return UNKNOWN;
-		}
-		// Set by the container (a Unix socket path, say), not by the client: usable as a key.
-		String trimmed = remoteAddr.trim();
-		return (trimmed.length() > MAX_RAW_REMOTE_LENGTH) ? trimmed.substring(0, MAX_RAW_REMOTE_LENGTH) : trimmed;
+		return candidate;
 	}
 
 	/**
-	 * Returns an address or network an operator wrote (for the actuator) as {@link #resolve} keys it:
-	 * canonical and cut to the configured prefix, so {@code ::ffff:203.0.113.7} is {@code 203.0.113.7}
-	 * and {@code 2001:db8:7:8::1} or {@code 2001:0db8:7:8:0:0:0:0/64} is {@code 2001:db8:7:8::/64}.
-	 * @param text an address, or a network whose prefix is the configured one
-	 * @return the key text; {@code text} as it is when it is no IP literal or its prefix is another one
-	 * (no key has it)
+	 * Returns the full IP address of the client of a connection whose peer is given as text.
+	 * @param peer the connection's peer as the server reports it (a port or zone id is dropped)
+	 * @param headers as for {@link #resolveAddress(InetAddress, Function)}
+	 * @return the client, or {@code null} when {@code peer} is no IP address
 	 */
-	String network(String text) {
-		int slash = text.indexOf('/');
-		InetAddress address = InetAddresses.parse((slash < 0) ? text : text.substring(0, slash));
-		if (address == null) {
-			return text;
+	@Nullable InetAddress resolveAddress(@Nullable String peer, Function<String, @Nullable List<String>> headers) {
+		return resolveAddress(InetAddresses.parseHop(peer), headers);
+	}
+
+	/**
+	 * Returns the text of the rate limit key of the client of a connection, on any web stack: the client's
+	 * network in canonical form ({@code 2001:db8:7:8::/64}, or {@code 203.0.113.7} when the prefix is the
+	 * full length).
+	 * @param peer the connection's peer as the server reports it
+	 * @param headers as for {@link #resolveAddress(InetAddress, Function)}
+	 * @return the network text; the trimmed peer (at most 64 characters) if it is not an IP literal; or
+	 * {@code "unknown"} if there is none
+	 */
+	String resolve(@Nullable String peer, Function<String, @Nullable List<String>> headers) {
+		return key(resolveAddress(peer, headers), peer);
+	}
+
+	/**
+	 * Returns the text of a request's client for its rate limit key, as {@link #resolve(String, Function)}
+	 * of the connection's peer.
+	 * @param request the request
+	 * @return the key text
+	 */
+	String resolve(HttpServletRequest request) {
+		HttpServletRequest connection = connectionRequest(request);
+		String peer = peerText(connection);
+		if (this.source == ClientIpSource.CONNECTION && this.trustedProxies.isEmpty() && this.ipv4Prefix == 32
+				&& peer != null && InetAddresses.isCanonicalIpv4(peer)) {
+			// The connection's peer is the client, and its canonical IPv4 text is its key as it is: no
+			// parsing into an address and formatting back.
+			return peer;
 		}
-		if (slash >= 0) {
-			int prefix = (address.getAddress().length == 4) ? this.ipv4Prefix : this.ipv6Prefix;
-			if (!text.substring(slash + 1).equals(Integer.toString(prefix))) {
-				return text;
-			}
-		}
-		return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
+		return key(resolveAddress(request, connection, peer), peer);
+	}
+
+	/**
+	 * Returns the full IP address of a request's client (not cut to a network).
+	 * @param request the request
+	 * @return the address, or {@code null} if the container reports no remote address that is an IP
+	 * literal
+	 */
+	@Nullable InetAddress resolveAddress(HttpServletRequest request) {
+		HttpServletRequest connection = connectionRequest(request);
+		return resolveAddress(request, connection, peerText(connection));
 	}
 
 	/**
@@ -271,27 +290,58 @@ final class ClientIpResolver {
 	}
 
 	/**
-	 * Returns the full IP address of a request's client (not cut to a network).
-	 * @param request the request
-	 * @return the address, or {@code null} if the container reports no remote address that is an IP
-	 * literal
+	 * Returns an address or network an operator wrote (for the actuator) as {@link #resolve} keys it:
+	 * canonical and cut to the configured prefix, so {@code ::ffff:203.0.113.7} is {@code 203.0.113.7}
+	 * and {@code 2001:db8:7:8::1} or {@code 2001:0db8:7:8:0:0:0:0/64} is {@code 2001:db8:7:8::/64}.
+	 * @param text an address, or a network whose prefix is the configured one
+	 * @return the key text; {@code text} as it is when it is no IP literal or its prefix is another one
+	 * (no key has it)
 	 */
-	public @Nullable InetAddress resolveAddress(HttpServletRequest request) {
-		HttpServletRequest connection = connectionRequest(request);
-		InetAddress peer = InetAddresses.parseHop(peerText(connection));
+	String network(String text) {
+		int slash = text.indexOf('/');
+		InetAddress address = InetAddresses.parse((slash < 0) ? text : text.substring(0, slash));
+		if (address == null) {
+			return text;
+		}
+		int prefix = (address.getAddress().length == 4) ? this.ipv4Prefix : this.ipv6Prefix;
+		if (slash >= 0 && !text.substring(slash + 1).equals(Integer.toString(prefix))) {
+			return text;
+		}
+		return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
+	}
+
+	private String key(@Nullable InetAddress address, @Nullable String peer) {
+		if (address != null) {
+			return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
+		}
+		if (peer == null || peer.isBlank()) {
+			return UNKNOWN;
+		}
+		// Set by the container (a Unix socket path, say), not by the client: usable as a key.
+		String trimmed = peer.trim();
+		return (trimmed.length() > MAX_RAW_REMOTE_LENGTH) ? trimmed.substring(0, MAX_RAW_REMOTE_LENGTH) : trimmed;
+	}
+
+	private @Nullable InetAddress resolveAddress(HttpServletRequest request, HttpServletRequest connection,
+			@Nullable String peer) {
 		if (this.source == ClientIpSource.CONTAINER) {
 			InetAddress resolved = InetAddresses.parseHop(request.getRemoteAddr());
-			return (resolved != null) ? resolved : peer;
+			return (resolved != null) ? resolved : InetAddresses.parseHop(peer);
 		}
-		if (peer == null || this.trustedProxies.isEmpty() || !isTrusted(peer)) {
-			return peer;
+		if (!readsForwardingHeader()) {
+			return InetAddresses.parseHop(peer);
 		}
-		Deque<String> values = lastHeaderValues(connection);
-		return switch (this.format) {
-			case X_FORWARDED_FOR -> walkForwardedFor(values, peer);
-			case FORWARDED -> walkForwarded(values, peer);
-			case SINGLE -> singleAddress(values, peer);
-		};
+		// Read and written on the request the container created, never through a wrapper (which may
+		// override attributes, as it may headers), and only for what it was worked out from.
+		Object recorded = connection.getAttribute(FORWARDING_HEADER_ATTRIBUTE);
+		if (connection.getAttribute(WALK_ATTRIBUTE) instanceof Walk walk && walk.resolver() == this
+				&& walk.recorded() == recorded && Objects.equals(walk.peer(), peer)) {
+			return walk.client();
+		}
+		InetAddress client = resolveAddress(peer, (name) -> (recorded instanceof List<?> values)
+				? lastValues(Collections.enumeration(values)) : lastValues(connection.getHeaders(name)));
+		connection.setAttribute(WALK_ATTRIBUTE, new Walk(this, peer, recorded, client));
+		return client;
 	}
 
 	/**
@@ -311,108 +361,64 @@ final class ClientIpResolver {
 		return (recorded instanceof String peer) ? peer : connection.getRemoteAddr();
 	}
 
-	private InetAddress walkForwardedFor(Deque<String> values, InetAddress peer) {
-		InetAddress candidate = peer;
-		int hops = 0;
-		Iterator<String> iterator = values.descendingIterator();
-		while (iterator.hasNext()) {
-			String value = iterator.next();
-			// Walk this header value's comma-separated entries from the right without splitting
-			// it, so a header with thousands of commas costs no more than MAX_HOPS entries.
-			int end = value.length();
-			while (end >= 0) {
-				if (hops++ == MAX_HOPS) {
-					return candidate;
+	/**
+	 * Returns the last {@value #MAX_HOPS} values of a header, all that a walk reads (every value holds at
+	 * least one hop), dropping older ones as they come; a value that is not a string is empty.
+	 * @param values the values, {@code null} when the container refuses access to headers
+	 * @return the values, oldest first
+	 */
+	static List<String> lastValues(@Nullable Enumeration<?> values) {
+		ArrayDeque<String> last = new ArrayDeque<>();
+		while (values != null && values.hasMoreElements()) {
+			if (last.size() == MAX_HOPS) {
+				last.removeFirst();
+			}
+			last.addLast((values.nextElement() instanceof String value) ? value : "");
+		}
+		return List.copyOf(last);
+	}
+
+	/**
+	 * Returns the {@code X-Forwarded-For} entries, right-most first and at most {@value #MAX_HOPS}, without
+	 * splitting a value (a header with thousands of commas costs no more) or copying an over-long entry,
+	 * which is empty here: malformed.
+	 */
+	private static List<String> forwardedForHops(List<String> values) {
+		List<String> hops = new ArrayList<>();
+		for (int v = values.size() - 1; v >= 0; v--) {
+			String value = Objects.requireNonNullElse(values.get(v), "");
+			for (int end = value.length(); end >= 0; ) {
+				if (hops.size() == MAX_HOPS) {
+					return hops;
 				}
 				int comma = value.lastIndexOf(',', end - 1);
-				InetAddress hop = parseHop(value, comma + 1, end);
-				if (hop == null) {
-					return candidate;
+				int start = comma + 1;
+				// Same whitespace rule as String.trim().
+				while (start < end && value.charAt(start) <= ' ') {
+					start++;
 				}
-				candidate = hop;
-				if (!isTrusted(hop)) {
-					return hop;
+				while (end > start && value.charAt(end - 1) <= ' ') {
+					end--;
 				}
+				hops.add((end - start > InetAddresses.MAX_HOP_LENGTH) ? "" : value.substring(start, end));
 				end = comma;
 			}
 		}
-		return candidate;
+		return hops;
 	}
 
-	private InetAddress walkForwarded(Deque<String> values, InetAddress peer) {
-		Deque<String> nodes = new ArrayDeque<>();
-		for (String value : values) {
-			ForwardedElements.forNodes(value, nodes, MAX_HOPS);
-		}
-		InetAddress candidate = peer;
-		Iterator<String> iterator = nodes.descendingIterator();
-		while (iterator.hasNext()) {
-			InetAddress hop = ForwardedElements.parseNode(iterator.next());
-			if (hop == null) {
-				return candidate;
-			}
-			candidate = hop;
-			if (!isTrusted(hop)) {
-				return hop;
-			}
-		}
-		return candidate;
+	/** Whether a text is an RFC 9110 token, as header names are. */
+	static boolean isToken(@Nullable String text) {
+		return text != null && !text.isEmpty() && text.chars().allMatch(ClientIpResolver::isTokenChar);
 	}
 
-	private static InetAddress singleAddress(Deque<String> values, InetAddress peer) {
-		if (values.isEmpty()) {
-			return peer;
-		}
-		String last = values.getLast();
-		InetAddress address = parseHop(last, 0, last.length());
-		return (address != null) ? address : peer;
+	static boolean isTokenChar(int c) {
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || TOKEN_SYMBOLS.indexOf(c) >= 0;
 	}
 
-	/**
-	 * Returns the last values of the forwarding header that can hold the right-most
-	 * {@link #MAX_HOPS} hops (every value holds at least one hop, so older ones are dropped as they
-	 * arrive): as recorded before the container rewrote them, else as the container has them.
-	 */
-	private Deque<String> lastHeaderValues(HttpServletRequest connection) {
-		Deque<String> values = new ArrayDeque<>();
-		Iterator<?> headers;
-		if (connection.getAttribute(FORWARDING_HEADER_ATTRIBUTE) instanceof List<?> recorded) {
-			headers = recorded.iterator();
-		}
-		else {
-			Enumeration<String> enumeration = connection.getHeaders(this.header);
-			if (enumeration == null) {
-				// The container may refuse access to headers.
-				return values;
-			}
-			headers = enumeration.asIterator();
-		}
-		while (headers.hasNext()) {
-			Object value = headers.next();
-			if (values.size() == MAX_HOPS) {
-				values.removeFirst();
-			}
-			values.addLast((value instanceof String text) ? text : "");
-		}
-		return values;
-	}
-
-	/**
-	 * Parses {@code value[start, end)} as a hop, without copying an over-long entry.
-	 * @return the address, or {@code null} if the entry is empty or malformed
-	 */
-	private static @Nullable InetAddress parseHop(String value, int start, int end) {
-		// Same whitespace rule as String.trim().
-		while (start < end && value.charAt(start) <= ' ') {
-			start++;
-		}
-		while (end > start && value.charAt(end - 1) <= ' ') {
-			end--;
-		}
-		if (end == start || end - start > InetAddresses.MAX_HOP_LENGTH) {
-			return null;
-		}
-		return InetAddresses.parseHop(value.substring(start, end));
+	/** What a request's walk of the forwarding header found, and from what. */
+	private record Walk(ClientIpResolver resolver, @Nullable String peer, @Nullable Object recorded,
+			@Nullable InetAddress client) {
 	}
 
 	private enum HeaderFormat {
@@ -431,7 +437,7 @@ final class ClientIpResolver {
 	/**
 	 * Builds a {@link ClientIpResolver}. Not thread-safe.
 	 */
-	public static final class Builder {
+	static final class Builder {
 
 		private List<IpAddressRange> trustedProxies = List.of();
 
@@ -446,87 +452,46 @@ final class ClientIpResolver {
 		private Builder() {
 		}
 
-		/**
-		 * Sets the proxies whose forwarding header is believed.
-		 * @param trustedProxies the ranges; empty (the default) to ignore forwarding headers
-		 * @return this builder
-		 */
-		public Builder trustedProxies(List<IpAddressRange> trustedProxies) {
+		/** The proxies whose forwarding header is believed; empty (the default) to ignore forwarding headers. */
+		Builder trustedProxies(List<IpAddressRange> trustedProxies) {
 			Assert.notNull(trustedProxies, "'trustedProxies' must not be null");
 			Assert.noNullElements(trustedProxies, "'trustedProxies' must not contain null elements");
 			this.trustedProxies = List.copyOf(trustedProxies);
 			return this;
 		}
 
-		/**
-		 * Sets the forwarding header read from trusted proxies.
-		 * @param header {@code X-Forwarded-For} (the default), {@code Forwarded}, or the name of a
-		 * header that holds one address
-		 * @return this builder
-		 */
-		public Builder header(String header) {
+		/** The forwarding header: {@code X-Forwarded-For} (the default), {@code Forwarded}, or one of one address. */
+		Builder header(String header) {
 			Assert.isTrue(isToken(header), () -> "'" + header + "' is not an HTTP header name");
 			this.header = header;
 			return this;
 		}
 
-		/**
-		 * Sets the prefix length IPv4 keys are cut to.
-		 * @param ipv4Prefix 8-32; 32 (the default) keys each address
-		 * @return this builder
-		 */
-		public Builder ipv4Prefix(int ipv4Prefix) {
+		/** The prefix IPv4 keys are cut to: 8-32; 32 (the default) keys each address. */
+		Builder ipv4Prefix(int ipv4Prefix) {
 			Assert.isTrue(ipv4Prefix >= MIN_IPV4_PREFIX && ipv4Prefix <= 32, "'ipv4Prefix' must be between 8 and 32");
 			this.ipv4Prefix = ipv4Prefix;
 			return this;
 		}
 
-		/**
-		 * Sets the prefix length IPv6 keys are cut to.
-		 * @param ipv6Prefix 32-128; 64 (the default) keys each /64
-		 * @return this builder
-		 */
-		public Builder ipv6Prefix(int ipv6Prefix) {
-			Assert.isTrue(ipv6Prefix >= MIN_IPV6_PREFIX && ipv6Prefix <= 128,
-					"'ipv6Prefix' must be between 32 and 128");
+		/** The prefix IPv6 keys are cut to: 32-128; 64 (the default) keys each /64. */
+		Builder ipv6Prefix(int ipv6Prefix) {
+			Assert.isTrue(ipv6Prefix >= MIN_IPV6_PREFIX && ipv6Prefix <= 128, "'ipv6Prefix' must be between 32 and 128");
 			this.ipv6Prefix = ipv6Prefix;
 			return this;
 		}
 
-		/**
-		 * Sets whose resolution of the client address is taken.
-		 * @param source the source
-		 * @return this builder
-		 */
-		public Builder source(ClientIpSource source) {
+		/** Whose resolution of the client address is taken. */
+		Builder source(ClientIpSource source) {
 			Assert.notNull(source, "'source' must not be null");
 			this.source = source;
 			return this;
 		}
 
-		/**
-		 * Builds the resolver.
-		 * @return the resolver
-		 */
-		public ClientIpResolver build() {
+		ClientIpResolver build() {
 			return new ClientIpResolver(this);
 		}
 
-	}
-
-	/** Whether a text is an RFC 9110 token, as header names are. */
-	static boolean isToken(@Nullable String text) {
-		if (text == null || text.isEmpty()) {
-			return false;
-		}
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			boolean alphanumeric = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-			if (!alphanumeric && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }

@@ -1,9 +1,6 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
-import java.util.Enumeration;
-import java.util.List;
 
 import jakarta.servlet.ServletException;
 import org.apache.catalina.Container;
@@ -38,23 +35,9 @@ final class ConnectionPeerValve extends ValveBase {
 	public void invoke(Request request, Response response) throws IOException, ServletException {
 		request.setAttribute(ClientIpResolver.PEER_ADDRESS_ATTRIBUTE, request.getRemoteAddr());
 		if (this.header != null) {
-			Enumeration<String> values = request.getHeaders(this.header);
-			if (values == null || !values.hasMoreElements()) {
-				// Recorded as absent, so that a header a later valve adds is not taken as the client's.
-				request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.of());
-			}
-			else {
-				// The resolver reads no more than the last MAX_HOPS values.
-				ArrayDeque<String> recorded = new ArrayDeque<>();
-				while (values.hasMoreElements()) {
-					if (recorded.size() == ClientIpResolver.MAX_HOPS) {
-						recorded.removeFirst();
-					}
-					String value = values.nextElement();
-					recorded.addLast((value != null) ? value : "");
-				}
-				request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.copyOf(recorded));
-			}
+			// Recorded as absent too, so that a header a later valve adds is not taken as the client's.
+			request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE,
+					ClientIpResolver.lastValues(request.getHeaders(this.header)));
 		}
 		getNext().invoke(request, response);
 	}

@@ -1,7 +1,12 @@
 package io.github.ratelimit.web.servlet;
 
 import java.net.InetAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,113 +15,112 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code Forwarded: for=192.0.2.60;proto=http;by=203.0.113.43, for="[2001:db8:cafe::17]:4711"}
  * holds two elements, one per hop, each a {@code ;}-separated list of {@code name=value} pairs whose
- * value is a token or a quoted string; empty elements are ignored. Parsing is single-pass and linear in the header's length; no
- * input makes it throw. An element that is malformed, or has no (or more than one) {@code for}
- * parameter, yields an unreadable node, which ends the walk like a malformed {@code X-Forwarded-For} hop.
- * Quoting is not required where RFC 7239 requires it ({@code for=[::1]} is read as
- * {@code for="[::1]"}); the node itself is parsed strictly.
+ * value is a token or a quoted string; empty elements are ignored. Elements end at commas and pairs at
+ * semicolons outside quoted strings, so reading is linear in the header's length, and no input makes it
+ * throw. An element that is malformed, or has no (or more than one) {@code for} parameter, yields an
+ * unreadable node, which ends the walk like a malformed {@code X-Forwarded-For} hop. Quoting is not
+ * required where RFC 7239 requires it ({@code for=[::1]} is read as {@code for="[::1]"}); the node
+ * itself is parsed strictly.
+ *
+ * <p>Spring's {@code ForwardedHeaderUtils.parseForwardedFor} reads the left-most element of the first
+ * instance, the one the client writes, and splits quoted strings at their commas; and a regular
+ * expression ({@code java.util.regex} recurses once per repetition of a quoted string's group) would
+ * overflow on a long header. Hence this scanner.
  */
 final class ForwardedElements {
 
 	/** Stands for an element that cannot be read; not a valid node. */
 	private static final String UNREADABLE = "";
 
+	/** After {@code :_}: RFC 7239's obfport is {@code "_" 1*(ALPHA / DIGIT / "." / "_" / "-")}. */
+	private static final Pattern OBFUSCATED_PORT = Pattern.compile("[\\w.-]*");
+
 	private ForwardedElements() {
 	}
 
 	/**
-	 * Appends the {@code for} value of each element of one header value to {@code nodes}, keeping
-	 * only the last {@code max}.
-	 * @param value one instance of the header
-	 * @param nodes receives each element's unquoted {@code for} value, an empty string for an
-	 * element that cannot be read
-	 * @param max the most values kept
+	 * Returns the {@code for} value of each element of a header's values, right-most first.
+	 * @param values the instances of the header, in order
+	 * @param max the most values returned: those of the right-most elements
+	 * @return each element's unquoted {@code for} value, an empty string for an element that cannot
+	 * be read
 	 */
-	static void forNodes(String value, Deque<String> nodes, int max) {
-		int length = value.length();
-		int i = 0;
-		while (i <= length) {
-			// One element: pairs until an unquoted ',' or the end.
-			String node = null;
-			boolean malformed = false;
-			boolean sawFor = false;
-			boolean empty = true;
-			while (true) {
-				i = skipWhitespace(value, i);
-				if (i >= length || value.charAt(i) == ',') {
-					break;
-				}
-				if (value.charAt(i) == ';') {
-					i++;
-					continue;
-				}
-				empty = false;
-				int nameStart = i;
-				while (i < length && isTokenChar(value.charAt(i))) {
-					i++;
-				}
-				int nameEnd = i;
-				if (nameEnd == nameStart || i >= length || value.charAt(i) != '=') {
-					malformed = true;
-					i = skipToElementEnd(value, i);
-					break;
-				}
-				i++;
-				String pairValue;
-				if (i < length && value.charAt(i) == '"') {
-					StringBuilder unquoted = new StringBuilder();
-					i++;
-					boolean closed = false;
-					while (i < length) {
-						char c = value.charAt(i++);
-						if (c == '"') {
-							closed = true;
-							break;
-						}
-						if (c == '\\' && i < length) {
-							c = value.charAt(i++);
-						}
-						if (unquoted.length() <= InetAddresses.MAX_HOP_LENGTH) {
-							unquoted.append(c);
-						}
-					}
-					if (!closed) {
-						malformed = true;
-						break;
-					}
-					pairValue = unquoted.toString();
-				}
-				else {
-					int valueStart = i;
-					while (i < length && value.charAt(i) != ';' && value.charAt(i) != ','
-							&& value.charAt(i) != '"' && value.charAt(i) > ' ') {
-						i++;
-					}
-					pairValue = value.substring(valueStart, Math.min(i, valueStart + InetAddresses.MAX_HOP_LENGTH + 1));
-				}
-				i = skipWhitespace(value, i);
-				if (i < length && value.charAt(i) != ';' && value.charAt(i) != ',') {
-					malformed = true;
-					i = skipToElementEnd(value, i);
-					break;
-				}
-				if (nameEnd - nameStart == 3 && value.regionMatches(true, nameStart, "for", 0, 3)) {
-					if (sawFor) {
-						malformed = true;
-					}
-					sawFor = true;
-					node = pairValue;
-				}
-			}
+	static List<String> forNodes(List<String> values, int max) {
+		Deque<String> nodes = new ArrayDeque<>();
+		for (String value : values) {
+			forNodes(Objects.requireNonNullElse(value, ""), nodes, max);
+		}
+		List<String> rightMostFirst = new ArrayList<>(nodes.size());
+		nodes.descendingIterator().forEachRemaining(rightMostFirst::add);
+		return rightMostFirst;
+	}
+
+	private static void forNodes(String value, Deque<String> nodes, int max) {
+		for (int start = 0; start <= value.length();) {
+			int end = unquoted(value, start, value.length(), ',');
+			String node = forNode(value, start, end);
 			// Empty list elements are ignored (RFC 9110, 5.6.1).
-			if (!empty) {
+			if (node != null) {
 				if (nodes.size() == max) {
 					nodes.removeFirst();
 				}
-				nodes.addLast((malformed || !sawFor || node == null) ? UNREADABLE : node);
+				nodes.addLast(node);
 			}
-			i++;
+			start = end + 1;
 		}
+	}
+
+	/**
+	 * Returns the {@code for} value of the element {@code value[start, end)}: {@code null} when it is
+	 * empty, {@link #UNREADABLE} when it is malformed or has no or two {@code for} parameters.
+	 */
+	private static @Nullable String forNode(String value, int start, int end) {
+		String node = null;
+		boolean empty = true;
+		for (int pairStart = start; pairStart < end;) {
+			int pairEnd = unquoted(value, pairStart, end, ';');
+			String pair = trim(value, pairStart, pairEnd);
+			pairStart = pairEnd + 1;
+			if (pair.isEmpty()) {
+				continue;
+			}
+			empty = false;
+			int equals = pair.indexOf('=');
+			String pairValue = (equals > 0 && ClientIpResolver.isToken(pair.substring(0, equals)))
+					? pairValue(pair.substring(equals + 1)) : null;
+			if (pairValue == null || (node != null && pair.regionMatches(true, 0, "for=", 0, 4))) {
+				return UNREADABLE;
+			}
+			if (pair.regionMatches(true, 0, "for=", 0, 4)) {
+				node = pairValue;
+			}
+		}
+		return empty ? null : Objects.requireNonNullElse(node, UNREADABLE);
+	}
+
+	/**
+	 * Returns a token as it is, a quoted string unquoted (at most one character longer than a hop), or
+	 * {@code null} when it is neither.
+	 */
+	private static @Nullable String pairValue(String text) {
+		if (!text.startsWith("\"")) {
+			boolean token = text.chars().allMatch((c) -> c > ' ' && c != '"');
+			return token ? text.substring(0, Math.min(text.length(), InetAddresses.MAX_HOP_LENGTH + 1)) : null;
+		}
+		StringBuilder unquoted = new StringBuilder();
+		for (int i = 1; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c == '"') {
+				return (i == text.length() - 1) ? unquoted.toString() : null;
+			}
+			if (c == '\\' && i + 1 < text.length()) {
+				c = text.charAt(++i);
+			}
+			if (unquoted.length() <= InetAddresses.MAX_HOP_LENGTH) {
+				unquoted.append(c);
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -132,49 +136,44 @@ final class ForwardedElements {
 		// An obfuscated port (for="192.0.2.43:_abc") says nothing about the address: drop it.
 		int obfuscatedPort = node.lastIndexOf(":_");
 		if (obfuscatedPort > 0) {
-			for (int i = obfuscatedPort + 2; i < node.length(); i++) {
-				char c = node.charAt(i);
-				boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-						|| c == '.' || c == '_' || c == '-';
-				if (!allowed) {
-					return null;
-				}
+			if (!OBFUSCATED_PORT.matcher(node.substring(obfuscatedPort + 2)).matches()) {
+				return null;
 			}
 			node = node.substring(0, obfuscatedPort);
 		}
 		return InetAddresses.parseHop(node);
 	}
 
-	/** Moves past the rest of a malformed element, honouring quoted strings. */
-	private static int skipToElementEnd(String value, int i) {
+	/**
+	 * Returns the index of the first {@code separator} in {@code value[from, end)} outside a quoted string,
+	 * or {@code end}: an unclosed quote runs to the end.
+	 */
+	private static int unquoted(String value, int from, int end, char separator) {
 		boolean quoted = false;
-		while (i < value.length()) {
+		for (int i = from; i < end; i++) {
 			char c = value.charAt(i);
 			if (quoted && c == '\\') {
-				i += 2;
-				continue;
+				i++;
 			}
-			if (c == '"') {
+			else if (c == '"') {
 				quoted = !quoted;
 			}
-			else if (c == ',' && !quoted) {
+			else if (c == separator && !quoted) {
 				return i;
 			}
-			i++;
 		}
-		return value.length();
+		return end;
 	}
 
-	private static int skipWhitespace(String value, int i) {
-		while (i < value.length() && (value.charAt(i) == ' ' || value.charAt(i) == '\t')) {
-			i++;
+	/** Returns {@code value[start, end)} without the spaces and tabs around it. */
+	private static String trim(String value, int start, int end) {
+		while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) {
+			start++;
 		}
-		return i;
-	}
-
-	private static boolean isTokenChar(char c) {
-		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-				|| "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+		while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
+			end--;
+		}
+		return value.substring(start, end);
 	}
 
 }

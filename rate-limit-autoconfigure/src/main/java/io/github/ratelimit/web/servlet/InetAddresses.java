@@ -3,13 +3,12 @@ package io.github.ratelimit.web.servlet;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Strict parsing and canonical formatting of IP address literals. Parsing never performs a DNS
- * lookup: the text is validated and converted to bytes here, and only the bytes are handed to
- * {@link InetAddress#getByAddress(byte[])}, which does no name resolution. Stateless and
+ * Strict parsing and canonical formatting of IP address literals, never through DNS. Stateless and
  * thread-safe.
  *
  * <p>Accepted forms:
@@ -18,11 +17,20 @@ import org.jspecify.annotations.Nullable;
  * three digits and no leading zeros ({@code "01.2.3.4"} is rejected because BSD-style parsers
  * read it as octal, so two components could disagree on which client it names).</li>
  * <li>IPv6: the RFC 4291 text forms, optionally wrapped in {@code [brackets]}, with an optional
- * embedded IPv4 tail ({@code "::ffff:1.2.3.4"}). Zone ids ({@code %eth0}) are rejected.</li>
+ * embedded IPv4 tail ({@code "::ffff:1.2.3.4"}) written as strictly as IPv4. Zone ids ({@code %eth0})
+ * are rejected.</li>
  * </ul>
  * Java's lenient legacy forms ({@code "127.1"}, {@code "1.2.3"}, {@code "0x7f.0.0.1"}, a bare
- * decimal {@code "2130706433"}) and host names are rejected. IPv4-mapped IPv6 addresses come back
- * as the {@link Inet4Address} they map.
+ * decimal {@code "2130706433"}), non-ASCII digits and host names are rejected. IPv4-mapped IPv6
+ * addresses come back as the {@link Inet4Address} they map.
+ *
+ * <p>What the JDK does and what it does not: Java 17 has no parser of literals only
+ * ({@code InetAddress.ofLiteral} is Java 22), and {@code InetAddress.getByName} reads the legacy forms
+ * and looks up in DNS whatever it cannot read. So IPv4 is read here (four octets are quickly told), and
+ * IPv6 is checked here for what the JDK allows and we do not (non-ASCII or more than four digits in a
+ * group, a lenient IPv4 tail, a zone id) and then handed to the JDK in brackets, which it reads as an
+ * IPv6 literal or refuses, never as a host name to look up. Formatting is RFC 5952's, which
+ * {@code getHostAddress()} does not do.
  *
  * <p>{@link #parseHop(String)} reads the hop syntax that proxies write in forwarding headers (and
  * containers in remote addresses): the same literals, plus a port ({@code 203.0.113.7:4711},
@@ -38,13 +46,19 @@ final class InetAddresses {
 	/** Longest accepted input: an IPv6 literal of maximum length inside brackets. */
 	static final int MAX_LITERAL_LENGTH = MAX_IPV6_LENGTH + 2;
 
-	private static final int MAX_IPV4_LENGTH = 15;
-
 	/** Longest zone id accepted after {@code %}: interface names and numeric scope ids are short. */
 	private static final int MAX_ZONE_LENGTH = 32;
 
 	/** Longest accepted hop: a bracketed IPv6 literal with a zone id and a port. */
 	static final int MAX_HOP_LENGTH = MAX_LITERAL_LENGTH + 1 + MAX_ZONE_LENGTH + 1 + 5;
+
+	/** ASCII groups of at most four hex digits; a dotted tail is checked as IPv4; the JDK checks the rest. */
+	private static final Pattern IPV6 = Pattern.compile("(?:[0-9A-Fa-f]{0,4}:)+(?:[0-9A-Fa-f]{1,4}|\\d{1,3}(?:\\.\\d{1,3}){3})?");
+
+	/** RFC 6874 zone ids are unreserved characters. */
+	private static final Pattern ZONE = Pattern.compile("[\\w.~-]{1," + MAX_ZONE_LENGTH + "}");
+
+	private static final Pattern PORT = Pattern.compile("\\d{1,5}");
 
 	private InetAddresses() {
 	}
@@ -69,16 +83,28 @@ final class InetAddresses {
 				return null;
 			}
 		}
-		byte[] bytes = (literal.indexOf(':') >= 0) ? parseIpv6(literal) : parseIpv4(literal);
-		if (bytes == null) {
+		if (literal.indexOf(':') >= 0) {
+			return parseIpv6(literal);
+		}
+		long bits = canonicalIpv4Bits(literal);
+		return (bits >= 0) ? byAddress(new byte[] { (byte) (bits >> 24), (byte) (bits >> 16), (byte) (bits >> 8),
+				(byte) bits }) : null;
+	}
+
+	private static @Nullable InetAddress parseIpv6(String text) {
+		if (text.length() > MAX_IPV6_LENGTH || !IPV6.matcher(text).matches()) {
+			return null;
+		}
+		String tail = text.substring(text.lastIndexOf(':') + 1);
+		if (tail.indexOf('.') >= 0 && canonicalIpv4Bits(tail) < 0) {
 			return null;
 		}
 		try {
-			// Never resolves a name; also turns IPv4-mapped IPv6 bytes into an Inet4Address.
-			return InetAddress.getByAddress(bytes);
+			// In brackets and with a colon, the JDK reads an IPv6 literal or throws: it never looks up a
+			// name. It also turns IPv4-mapped addresses into an Inet4Address.
+			return InetAddress.getByName("[" + text + "]");
 		}
 		catch (UnknownHostException ex) {
-			// Only thrown for an illegal array length, which parsing rules out.
 			return null;
 		}
 	}
@@ -96,7 +122,7 @@ final class InetAddresses {
 
 	/**
 	 * Returns the address of a canonical IPv4 text (as {@link #isCanonicalIpv4} accepts it) as its 32
-	 * bits, without parsing it into an {@link InetAddress}.
+	 * bits, without parsing it into an {@link InetAddress}. This is the one strict IPv4 parser.
 	 * @param text e.g. {@code 127.0.0.1}
 	 * @return the bits as a non-negative number, or {@code -1} when the text is not canonical IPv4
 	 */
@@ -120,6 +146,7 @@ final class InetAddresses {
 				value = 0;
 				digits = 0;
 			}
+			// Not Character.isDigit(): that also accepts non-ASCII digits.
 			else if (c >= '0' && c <= '9') {
 				if ((digits > 0 && value == 0) || ++digits > 3) {
 					return -1;
@@ -163,11 +190,8 @@ final class InetAddresses {
 		}
 		if (firstColon == hop.lastIndexOf(':')) {
 			// One colon: only IPv4 with a port; IPv6 literals always have two or more.
-			if (!isPortSuffix(hop, firstColon)) {
-				return null;
-			}
 			String address = hop.substring(0, firstColon);
-			return (address.indexOf('.') >= 0) ? parse(address) : null;
+			return (isPortSuffix(hop, firstColon) && address.indexOf('.') >= 0) ? parse(address) : null;
 		}
 		return parseWithoutZone(hop);
 	}
@@ -178,38 +202,15 @@ final class InetAddresses {
 		if (percent < 0) {
 			return parse(text);
 		}
-		String zone = text.substring(percent + 1);
-		if (zone.isEmpty() || zone.length() > MAX_ZONE_LENGTH || !zone.chars().allMatch(InetAddresses::isZoneChar)) {
-			return null;
-		}
 		String address = text.substring(0, percent);
-		return (address.indexOf(':') >= 0) ? parse(address) : null;
-	}
-
-	/** RFC 6874 zone ids are unreserved characters. */
-	private static boolean isZoneChar(int c) {
-		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
-				|| c == '_' || c == '~';
+		boolean valid = ZONE.matcher(text.substring(percent + 1)).matches() && address.indexOf(':') >= 0;
+		return valid ? parse(address) : null;
 	}
 
 	/** Whether {@code text[colon..]} is {@code :} and a decimal port 0-65535. */
 	private static boolean isPortSuffix(String text, int colon) {
-		if (text.charAt(colon) != ':') {
-			return false;
-		}
-		int length = text.length() - colon - 1;
-		if (length < 1 || length > 5) {
-			return false;
-		}
-		int port = 0;
-		for (int i = colon + 1; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (c < '0' || c > '9') {
-				return false;
-			}
-			port = port * 10 + (c - '0');
-		}
-		return port <= 65535;
+		String port = text.substring(colon + 1);
+		return text.charAt(colon) == ':' && PORT.matcher(port).matches() && Integer.parseInt(port) <= 65535;
 	}
 
 	/**
@@ -257,13 +258,8 @@ final class InetAddresses {
 	 * @return the canonical text form
 	 */
 	static String format(byte[] bytes) {
-		if (bytes.length == 4) {
-			return formatIpv4(bytes, 0);
-		}
-		if (isIpv4Mapped(bytes)) {
-			return formatIpv4(bytes, 12);
-		}
-		return formatIpv6(bytes);
+		InetAddress address = byAddress(bytes);
+		return (address instanceof Inet4Address) ? address.getHostAddress() : formatIpv6(bytes);
 	}
 
 	/**
@@ -272,214 +268,32 @@ final class InetAddresses {
 	 * @return 4 bytes for IPv4 (mapped or not), 16 for other IPv6 addresses
 	 */
 	static byte[] toBytes(InetAddress address) {
-		byte[] bytes = address.getAddress();
-		if (bytes.length == 16 && isIpv4Mapped(bytes)) {
-			byte[] ipv4 = new byte[4];
-			System.arraycopy(bytes, 12, ipv4, 0, 4);
-			return ipv4;
-		}
-		return bytes;
+		return byAddress(address.getAddress()).getAddress();
 	}
 
-	private static boolean isIpv4Mapped(byte[] bytes) {
-		if (bytes.length != 16) {
-			return false;
+	/** The JDK maps IPv4-mapped bytes to an {@link Inet4Address}, and resolves no name. */
+	private static InetAddress byAddress(byte[] bytes) {
+		try {
+			return InetAddress.getByAddress(bytes);
 		}
-		for (int i = 0; i < 10; i++) {
-			if (bytes[i] != 0) {
-				return false;
-			}
+		catch (UnknownHostException ex) {
+			throw new IllegalArgumentException("An IP address has 4 or 16 bytes, not " + bytes.length, ex);
 		}
-		return (bytes[10] == (byte) 0xff) && (bytes[11] == (byte) 0xff);
 	}
 
-	private static byte @Nullable [] parseIpv4(String text) {
-		if (text.isEmpty() || text.length() > MAX_IPV4_LENGTH) {
-			return null;
-		}
-		byte[] bytes = new byte[4];
-		int part = 0;
-		int start = 0;
-		for (int i = 0; i <= text.length(); i++) {
-			if (i == text.length() || text.charAt(i) == '.') {
-				if (part == 4) {
-					return null;
-				}
-				int value = parseDecimalOctet(text, start, i);
-				if (value < 0) {
-					return null;
-				}
-				bytes[part++] = (byte) value;
-				start = i + 1;
-			}
-		}
-		return (part == 4) ? bytes : null;
-	}
-
-	/**
-	 * Parses {@code text[start, end)} as a decimal 0-255 without sign or leading zeros.
-	 * @return the value, or -1 if invalid
-	 */
-	private static int parseDecimalOctet(String text, int start, int end) {
-		int length = end - start;
-		if (length < 1 || length > 3) {
-			return -1;
-		}
-		if (length > 1 && text.charAt(start) == '0') {
-			return -1;
-		}
-		int value = 0;
-		for (int i = start; i < end; i++) {
-			char c = text.charAt(i);
-			// Not Character.isDigit(): that also accepts non-ASCII digits.
-			if (c < '0' || c > '9') {
-				return -1;
-			}
-			value = value * 10 + (c - '0');
-		}
-		return (value <= 255) ? value : -1;
-	}
-
-	private static byte @Nullable [] parseIpv6(String text) {
-		if (text.length() > MAX_IPV6_LENGTH) {
-			return null;
-		}
-		int[] groups = new int[8];
-		int count = 0;
-		int compressAt = -1;
-		int i = 0;
-		int length = text.length();
-		if (text.startsWith("::")) {
-			compressAt = 0;
-			i = 2;
-			if (i == length) {
-				return toBytes(groups);
-			}
-		}
-		else if (text.charAt(0) == ':') {
-			return null;
-		}
-		while (i < length) {
-			int end = i;
-			while (end < length && text.charAt(end) != ':') {
-				end++;
-			}
-			if (end == i) {
-				// An empty group: only legal as the single '::'.
-				return null;
-			}
-			int dot = text.indexOf('.', i);
-			if (dot >= 0 && dot < end) {
-				// Embedded IPv4: must be the last group and occupies two 16-bit groups.
-				if (end != length || count > 6) {
-					return null;
-				}
-				byte[] ipv4 = parseIpv4(text.substring(i, end));
-				if (ipv4 == null) {
-					return null;
-				}
-				groups[count++] = ((ipv4[0] & 0xff) << 8) | (ipv4[1] & 0xff);
-				groups[count++] = ((ipv4[2] & 0xff) << 8) | (ipv4[3] & 0xff);
-				i = end;
-				break;
-			}
-			int value = parseHexGroup(text, i, end);
-			if (value < 0 || count == 8) {
-				return null;
-			}
-			groups[count++] = value;
-			if (end == length) {
-				i = end;
-				break;
-			}
-			// text.charAt(end) == ':'
-			if (end + 1 < length && text.charAt(end + 1) == ':') {
-				if (compressAt >= 0) {
-					return null;
-				}
-				compressAt = count;
-				i = end + 2;
-			}
-			else if (end + 1 == length) {
-				// A trailing single ':'.
-				return null;
-			}
-			else {
-				i = end + 1;
-			}
-		}
-		if (compressAt < 0) {
-			return (count == 8) ? toBytes(groups) : null;
-		}
-		// '::' stands for at least one zero group.
-		if (count > 7) {
-			return null;
-		}
-		int shift = 8 - count;
-		for (int g = count - 1; g >= compressAt; g--) {
-			groups[g + shift] = groups[g];
-			groups[g] = 0;
-		}
-		return toBytes(groups);
-	}
-
-	/**
-	 * Parses {@code text[start, end)} as 1-4 hex digits.
-	 * @return the value, or -1 if invalid
-	 */
-	private static int parseHexGroup(String text, int start, int end) {
-		if (end - start > 4) {
-			return -1;
-		}
-		int value = 0;
-		for (int i = start; i < end; i++) {
-			int digit = Character.digit(text.charAt(i), 16);
-			// Character.digit() also accepts non-ASCII digits, so check the range explicitly.
-			if (digit < 0 || text.charAt(i) > 'f') {
-				return -1;
-			}
-			value = (value << 4) | digit;
-		}
-		return value;
-	}
-
-	private static byte[] toBytes(int[] groups) {
-		byte[] bytes = new byte[16];
-		for (int g = 0; g < 8; g++) {
-			bytes[2 * g] = (byte) (groups[g] >>> 8);
-			bytes[2 * g + 1] = (byte) groups[g];
-		}
-		return bytes;
-	}
-
-	private static String formatIpv4(byte[] bytes, int offset) {
-		return (bytes[offset] & 0xff) + "." + (bytes[offset + 1] & 0xff) + "." + (bytes[offset + 2] & 0xff) + "."
-				+ (bytes[offset + 3] & 0xff);
-	}
-
+	/** RFC 5952: lowercase, no leading zeros, the longest run of two or more zero groups (the first on a tie) as ::. */
 	private static String formatIpv6(byte[] bytes) {
 		int[] groups = new int[8];
-		for (int g = 0; g < 8; g++) {
-			groups[g] = ((bytes[2 * g] & 0xff) << 8) | (bytes[2 * g + 1] & 0xff);
-		}
-		// RFC 5952 4.2: compress the longest run of zero groups (the first on a tie), never a
-		// single group.
 		int bestStart = -1;
 		int bestLength = 1;
-		for (int g = 0; g < 8;) {
-			if (groups[g] != 0) {
-				g++;
-				continue;
+		int run = 0;
+		for (int g = 0; g < 8; g++) {
+			groups[g] = ((bytes[2 * g] & 0xff) << 8) | (bytes[2 * g + 1] & 0xff);
+			run = (groups[g] == 0) ? run + 1 : 0;
+			if (run > bestLength) {
+				bestStart = g - run + 1;
+				bestLength = run;
 			}
-			int end = g;
-			while (end < 8 && groups[end] == 0) {
-				end++;
-			}
-			if (end - g > bestLength) {
-				bestStart = g;
-				bestLength = end - g;
-			}
-			g = end;
 		}
 		StringBuilder text = new StringBuilder(39);
 		for (int g = 0; g < 8; g++) {

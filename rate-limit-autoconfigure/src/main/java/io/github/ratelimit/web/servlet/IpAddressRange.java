@@ -1,7 +1,9 @@
 package io.github.ratelimit.web.servlet;
 
+import java.math.BigInteger;
 import java.net.InetAddress;
 import java.util.Arrays;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * (mapped or not), so trusting everything takes both {@code "0.0.0.0/0"} and {@code "::/0"}.
  */
 final class IpAddressRange {
+
+	private static final Pattern DIGITS = Pattern.compile("\\d+");
 
 	private final byte[] network;
 
@@ -35,7 +39,7 @@ final class IpAddressRange {
 	 * @throws IllegalArgumentException if {@code cidr} is not a valid IPv4 or IPv6 CIDR block or
 	 * address literal; the message quotes the input and says what is wrong
 	 */
-	public static IpAddressRange parse(String cidr) {
+	static IpAddressRange parse(String cidr) {
 		String text = cidr.trim();
 		if (text.isEmpty()) {
 			throw invalid(cidr, "it is empty");
@@ -64,10 +68,11 @@ final class IpAddressRange {
 			if (prefixText.isEmpty()) {
 				throw invalid(cidr, "the prefix length after '/' is missing");
 			}
-			prefixLength = parsePrefixLength(prefixText);
-			if (prefixLength < 0) {
+			if (!DIGITS.matcher(prefixText).matches()) {
 				throw invalid(cidr, "prefix length '" + prefixText + "' is not a decimal number");
 			}
+			// Too large for any family, and no overflow.
+			prefixLength = new BigInteger(prefixText).min(BigInteger.valueOf(999)).intValue();
 			if (mapped) {
 				if (prefixLength < 96 || prefixLength > 128) {
 					throw invalid(cidr, "prefix length must be between 96 and 128 for an IPv4-mapped IPv6 address");
@@ -90,7 +95,7 @@ final class IpAddressRange {
 	 * @return {@code true} if the address is in this range, {@code false} otherwise or if
 	 * {@code address} is {@code null}
 	 */
-	public boolean contains(@Nullable InetAddress address) {
+	boolean contains(@Nullable InetAddress address) {
 		if (address == null) {
 			return false;
 		}
@@ -98,24 +103,10 @@ final class IpAddressRange {
 		if (bytes.length != this.network.length) {
 			return false;
 		}
-		int fullBytes = this.prefixLength / 8;
-		for (int i = 0; i < fullBytes; i++) {
-			if (bytes[i] != this.network[i]) {
-				return false;
-			}
-		}
-		int remainingBits = this.prefixLength % 8;
-		if (remainingBits == 0) {
-			return true;
-		}
-		int mask = (0xff << (8 - remainingBits)) & 0xff;
-		return (bytes[fullBytes] & mask) == (this.network[fullBytes] & 0xff);
+		InetAddresses.mask(bytes, this.prefixLength);
+		return Arrays.equals(bytes, this.network);
 	}
 
-	/**
-	 * Returns the number of leading bits that an address must share with this range.
-	 * @return 0-32 for IPv4, 0-128 for IPv6
-	 */
 	/**
 	 * Tells whether an IPv4 address, given as its 32 bits, is in this range: as
 	 * {@link #contains(InetAddress)} of that address, without an {@link InetAddress}.
@@ -132,7 +123,11 @@ final class IpAddressRange {
 		return (bits & mask) == network;
 	}
 
-	public int prefixLength() {
+	/**
+	 * Returns the number of leading bits that an address must share with this range.
+	 * @return 0-32 for IPv4, 0-128 for IPv6
+	 */
+	int prefixLength() {
 		return this.prefixLength;
 	}
 
@@ -141,7 +136,7 @@ final class IpAddressRange {
 	 * @return {@code true} for IPv4 (including ranges written as IPv4-mapped IPv6), {@code false}
 	 * for IPv6
 	 */
-	public boolean isIpv4() {
+	boolean isIpv4() {
 		return this.network.length == 4;
 	}
 
@@ -170,23 +165,6 @@ final class IpAddressRange {
 	@Override
 	public String toString() {
 		return InetAddresses.format(this.network) + "/" + this.prefixLength;
-	}
-
-	/**
-	 * Parses ASCII decimal digits (no sign); values too large for any family are capped at 999 so
-	 * that they fail the range check rather than overflow.
-	 * @return the value, or -1 if not a decimal number
-	 */
-	private static int parsePrefixLength(String text) {
-		int value = 0;
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (c < '0' || c > '9') {
-				return -1;
-			}
-			value = Math.min(999, value * 10 + (c - '0'));
-		}
-		return value;
 	}
 
 	private static IllegalArgumentException invalid(String cidr, String reason) {

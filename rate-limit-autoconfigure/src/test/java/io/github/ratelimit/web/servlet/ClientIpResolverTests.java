@@ -1,13 +1,21 @@
 package io.github.ratelimit.web.servlet;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -267,6 +275,104 @@ class ClientIpResolverTests {
 	@Test
 	void rejectsNullRanges() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new ClientIpResolver(Arrays.asList((IpAddressRange) null)));
+	}
+
+	@Test
+	void theCoreTakesThePeerAndAHeaderLookupForAnyWebStack() {
+		Map<String, List<String>> headers = Map.of("X-Forwarded-For", List.of("6.6.6.6, 198.51.100.7", "10.2.3.4"));
+		assertThat(TRUSTING_PRIVATE.resolve("10.0.0.1", headers::get)).isEqualTo("198.51.100.7");
+		assertThat(TRUSTING_PRIVATE.resolveAddress(InetAddresses.parse("10.0.0.1"), headers::get))
+			.isEqualTo(InetAddresses.parse("198.51.100.7"));
+		assertThat(TRUSTING_PRIVATE.resolveAddress("[fd00::1]:443", headers::get))
+			.isEqualTo(InetAddresses.parse("198.51.100.7"));
+		// As WebFlux has them: names without case.
+		HttpHeaders http = new HttpHeaders();
+		http.add("x-forwarded-for", "198.51.100.8");
+		assertThat(TRUSTING_PRIVATE.resolve("10.0.0.1", http::get)).isEqualTo("198.51.100.8");
+		// An untrusted peer's headers are not even looked up.
+		assertThat(TRUSTING_PRIVATE.resolve("203.0.113.9", (name) -> {
+			throw new AssertionError(name);
+		})).isEqualTo("203.0.113.9");
+		assertThat(TRUSTING_PRIVATE.resolve("10.0.0.1", (name) -> null)).isEqualTo("10.0.0.1");
+		assertThat(TRUSTING_PRIVATE.resolve("10.0.0.1", (name) -> Collections.singletonList(null))).isEqualTo("10.0.0.1");
+		assertThat(TRUSTING_PRIVATE.resolve(null, headers::get)).isEqualTo("unknown");
+		assertThat(TRUSTING_PRIVATE.resolve(" /var/run/app.sock ", headers::get)).isEqualTo("/var/run/app.sock");
+		assertThat(TRUSTING_PRIVATE.resolveAddress((InetAddress) null, headers::get)).isNull();
+		// Only the last MAX_HOPS values are read, however many the lookup gives.
+		List<String> many = new ArrayList<>(Collections.nCopies(10_000, "10.1.1.1"));
+		many.set(0, "198.51.100.7");
+		many.set(many.size() - ClientIpResolver.MAX_HOPS, "10.7.7.7");
+		assertThat(TRUSTING_PRIVATE.resolve("10.0.0.1", (name) -> many)).isEqualTo("10.7.7.7");
+	}
+
+	@Test
+	void theForwardingHeaderIsReadAndWalkedOncePerRequestWhoeverAsks() {
+		AtomicInteger reads = new AtomicInteger();
+		MockHttpServletRequest request = new MockHttpServletRequest() {
+			@Override
+			public Enumeration<String> getHeaders(String name) {
+				if (name.equalsIgnoreCase("X-Forwarded-For")) {
+					reads.incrementAndGet();
+				}
+				return super.getHeaders(name);
+			}
+		};
+		request.setRemoteAddr("10.0.0.1");
+		request.addHeader("X-Forwarded-For", "6.6.6.6, 203.0.113.4, 10.2.3.4");
+		KeyResolvers keyResolvers = new KeyResolvers(TRUSTING_PRIVATE, null);
+		// What the filter asks for a request: its exemption by IP, then its key (and a SpEL key, a fallback).
+		RateLimitExemptions exemptions = RateLimitExemptions.of(List.of(IpAddressRange.parse("192.0.2.0/24")), null,
+				keyResolvers, TRUSTING_PRIVATE, "rate-limit.exempt.when");
+		assertThat(exemptions.isExempt(request)).isFalse();
+		assertThat(keyResolvers.forSpec("ip", "test").resolve(request)).isEqualTo("ip:203.0.113.4");
+		assertThat(keyResolvers.forSpec("#{ip}", "test").resolve(new HttpServletRequestWrapper(request))).endsWith("203.0.113.4");
+		assertThat(keyResolvers.forSpec("header:X-Api-Key", "test").resolve(request)).isEqualTo("ip:203.0.113.4");
+		assertThat(TRUSTING_PRIVATE.resolveAddress(request)).isEqualTo(InetAddresses.parse("203.0.113.4"));
+		assertThat(reads).hasValue(1);
+		// Another resolver (another application, other proxies) walks it again, for itself.
+		assertThat(resolver("10.0.0.0/8", "203.0.113.0/24").resolve(request)).isEqualTo("6.6.6.6");
+		assertThat(reads).hasValue(2);
+	}
+
+	@Test
+	void aWrapperThatRewritesTheHeaderOrAttributesCannotPoisonTheWalkKeptForTheRequest() {
+		MockHttpServletRequest request = request("10.0.0.1", "6.6.6.6, 198.51.100.7");
+		String walk = ClientIpResolver.class.getName() + ".WALK";
+		HttpServletRequest rewriting = new HttpServletRequestWrapper(request) {
+			@Override
+			public String getHeader(String name) {
+				return "5.5.5.5";
+			}
+
+			@Override
+			public Enumeration<String> getHeaders(String name) {
+				return Collections.enumeration(List.of("5.5.5.5"));
+			}
+
+			@Override
+			public String getRemoteAddr() {
+				return "10.9.9.9";
+			}
+
+			@Override
+			public Object getAttribute(String name) {
+				return name.equals(walk) ? "5.5.5.5" : super.getAttribute(name);
+			}
+
+			@Override
+			public void setAttribute(String name, Object value) {
+				// Keeps nothing.
+			}
+		};
+		assertThat(TRUSTING_PRIVATE.resolve(rewriting)).as("first through the wrapper").isEqualTo("198.51.100.7");
+		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(TRUSTING_PRIVATE.resolve(new HttpServletRequestWrapper(rewriting))).isEqualTo("198.51.100.7");
+		MockHttpServletRequest forged = request("10.0.0.1", "198.51.100.7");
+		forged.setAttribute(walk, "5.5.5.5");
+		assertThat(TRUSTING_PRIVATE.resolve(forged)).as("not a walk of ours").isEqualTo("198.51.100.7");
+		// What a container integration records afterwards is walked anew.
+		forged.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.of("198.51.100.9"));
+		assertThat(TRUSTING_PRIVATE.resolve(forged)).isEqualTo("198.51.100.9");
 	}
 
 	private static ClientIpResolver resolver(String... cidrs) {

@@ -98,6 +98,10 @@ class InetAddressesTests {
 		"1:2:3:4:5:6:7:8:", "12345::", "g::1", "::1%eth0", "fe80::1%1", "[::1]:8080", "[::1", "::1]", "[]",
 		"1:2:3:4:5:6:7:1.2.3.4", "1.2.3.4::", "::1.2.3.4:1", "::1.2.3", "::256.1.1.1", "::01.2.3.4",
 		"1:2:3:4:5::6:1.2.3.4", "1:2:3:4:5:6:7:8::", "::1:2:3:4:5:6:7:8", "\uff21::1", "::\u0661",
+		// What the JDK's own IPv6 parser would take: more than four digits in a group, non-ASCII hex
+		// digits, a lenient or ambiguous IPv4 tail; and host names that it would look up.
+		"00000::1", "::0000255", "::ffff:00000180", "1:\uff11::1", "::1.2.3.04", "::ffff:127.1", "::ffff:0x7f.0.0.1", "::ffff:1.2.3.4.5",
+		"::localhost", "[localhost]", "[example.com]",
 		// Empty and blank.
 		"", " ", "\t",
 		// Too long.

@@ -95,14 +95,21 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	}
 
 	/**
-	 * Says whether the binder binds the name, when it is set alone.
+	 * Says whether the binder binds the name, when it is set alone (with its list indexes from 0: a list of
+	 * a higher source replaces the whole list, leaving the names of a lower one's elements unbound).
 	 * @param roots the classes bound, by prefix
 	 * @param name a name under {@code rate-limit}
 	 * @return {@code true} when the binder asks for it
 	 */
 	static boolean isKnown(Map<ConfigurationPropertyName, Class<?>> roots, ConfigurationPropertyName name) {
-		Binder binder = new Binder(new MapConfigurationPropertySource(Map.of(name.toString(), "")));
-		return bind(roots, binder, (source) -> false).started.containsKey(name);
+		StringBuilder fromZero = new StringBuilder(name.getElement(0, Form.ORIGINAL));
+		for (int i = 1; i < name.getNumberOfElements(); i++) {
+			String element = name.getElement(i, Form.ORIGINAL);
+			fromZero.append(name.isNumericIndex(i) ? "[0]"
+					: element.contains(".") ? "[" + element + "]" : "." + element);
+		}
+		Binder binder = new Binder(new MapConfigurationPropertySource(Map.of(fromZero.toString(), "")));
+		return bind(roots, binder, (source) -> false).started.containsKey(ConfigurationPropertyName.adapt(fromZero, '.'));
 	}
 
 	@Override
@@ -127,6 +134,9 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 		Set<String> systemProperties = new LinkedHashSet<>();
 		for (ConfigurationProperty property : recorder.unbound.values()) {
 			ConfigurationPropertyName name = property.getName();
+			if (isKnown(this.roots, name)) {
+				continue; // an element of a list that a higher source replaced
+			}
 			int index = recorder.firstUnknown(name);
 			String shown = recorder.withoutTrailingIndexes(name, index).toString();
 			String hint = recorder.hint(name, index);

@@ -28,6 +28,7 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
+import io.github.ratelimit.autoconfigure.ClientIpProperties;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpSource;
@@ -63,7 +64,7 @@ final class ConfiguredLimits {
 						+ "header, and gets a budget per address it writes. List only your proxies' addresses");
 			}
 		}
-		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		ClientIpProperties clientIp = properties.getClientIp();
 		String prefix = PREFIX + ".client-ip.";
 		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
 		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";

@@ -48,46 +48,25 @@ final class ConfiguredLimits {
 	}
 
 	static ClientIpResolver clientIpResolver(RateLimitProperties properties) {
-		List<IpAddressRange> ranges = new ArrayList<>();
-		List<String> proxies = properties.getClientIp().getTrustedProxies();
-		for (int i = 0; i < proxies.size(); i++) {
-			try {
-				ranges.add(IpAddressRange.parse(proxies.get(i)));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException(PREFIX + ".client-ip.trusted-proxies[" + i + "]",
-						ex.getMessage(), "Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
-			}
-			if (ranges.get(i).prefixLength() == 0) {
-				logger.warn(PREFIX + ".client-ip.trusted-proxies[" + i + "] is '" + proxies.get(i) + "', every address of its "
-						+ "family: every client is then a trusted proxy, writes the address it is keyed by in the forwarding "
-						+ "header, and gets a budget per address it writes. List only your proxies' addresses");
-			}
-		}
 		ClientIpProperties clientIp = properties.getClientIp();
 		String prefix = PREFIX + ".client-ip.";
+		List<IpAddressRange> ranges = ranges(clientIp.getTrustedProxies(), prefix + "trusted-proxies", "every client is "
+				+ "then a trusted proxy, writes the address it is keyed by in the forwarding header, and gets a budget "
+				+ "per address it writes. List only your proxies' addresses");
 		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
+		// The builder is the one home of what a header and a prefix may be; each refusal names its property.
 		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";
-		try {
-			builder.header(header);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(prefix + "header", "'" + clientIp.getHeader()
-					+ "' is not an HTTP header name",
-					"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
-		}
+		configure(() -> builder.header(header), prefix + "header", "'" + clientIp.getHeader()
+				+ "' is not an HTTP header name",
+				"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
 		int ipv4Prefix = clientIp.getIpv4Prefix();
-		if (ipv4Prefix < ClientIpResolver.MIN_IPV4_PREFIX || ipv4Prefix > 32) {
-			throw new RateLimitConfigurationException(prefix + "ipv4-prefix",
-					"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
-					"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
-		}
+		configure(() -> builder.ipv4Prefix(ipv4Prefix), prefix + "ipv4-prefix",
+				"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
+				"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
 		int ipv6Prefix = clientIp.getIpv6Prefix();
-		if (ipv6Prefix < ClientIpResolver.MIN_IPV6_PREFIX || ipv6Prefix > 128) {
-			throw new RateLimitConfigurationException(prefix + "ipv6-prefix",
-					"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
-					"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
-		}
+		configure(() -> builder.ipv6Prefix(ipv6Prefix), prefix + "ipv6-prefix",
+				"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
+				"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
 		ClientIpSource source = clientIp.getSource();
 		if (source == ClientIpSource.CONTAINER && !ranges.isEmpty()) {
 			throw new RateLimitConfigurationException(prefix + "trusted-proxies",
@@ -96,7 +75,34 @@ final class ConfiguredLimits {
 					"Remove rate-limit.client-ip.trusted-proxies and configure the container's trust (e.g."
 							+ " server.tomcat.remoteip.internal-proxies), or use rate-limit.client-ip.source=connection");
 		}
-		return builder.ipv4Prefix(ipv4Prefix).ipv6Prefix(ipv6Prefix).source(source).build();
+		return builder.source(source).build();
+	}
+
+	private static void configure(Runnable setting, String property, String problem, String action) {
+		try {
+			setting.run();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(property, problem, action);
+		}
+	}
+
+	/** Parses a list of addresses and CIDR blocks, warning of one that holds every address of its family. */
+	private static List<IpAddressRange> ranges(List<String> values, String property, String everyAddress) {
+		List<IpAddressRange> ranges = new ArrayList<>();
+		for (int i = 0; i < values.size(); i++) {
+			try {
+				ranges.add(IpAddressRange.parse(values.get(i)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(property + "[" + i + "]", ex.getMessage(),
+						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+			if (ranges.get(i).prefixLength() == 0) {
+				logger.warn(property + "[" + i + "] is '" + values.get(i) + "', every address of its family: " + everyAddress);
+			}
+		}
+		return ranges;
 	}
 
 	/**
@@ -268,21 +274,8 @@ final class ConfiguredLimits {
 
 	static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
 			ClientIpResolver clientIpResolver) {
-		List<IpAddressRange> ranges = new ArrayList<>();
-		List<String> ips = properties.getExempt().getIps();
-		for (int i = 0; i < ips.size(); i++) {
-			try {
-				ranges.add(IpAddressRange.parse(ips.get(i)));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException(PREFIX + ".exempt.ips[" + i + "]", ex.getMessage(),
-						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
-			}
-			if (ranges.get(i).prefixLength() == 0) {
-				logger.warn(PREFIX + ".exempt.ips[" + i + "] is '" + ips.get(i) + "', every address of its family: no client of "
-						+ "that family is limited by any policy");
-			}
-		}
+		List<IpAddressRange> ranges = ranges(properties.getExempt().getIps(), PREFIX + ".exempt.ips",
+				"no client of that family is limited by any policy");
 		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
 				PREFIX + ".exempt.when");
 	}

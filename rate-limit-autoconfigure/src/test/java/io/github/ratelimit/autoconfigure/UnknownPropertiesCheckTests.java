@@ -10,7 +10,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -182,6 +185,11 @@ class UnknownPropertiesCheckTests {
 		assertThat(UnknownPropertiesCheck.isKnown(roots, ConfigurationPropertyName.adapt("rate-limit.windows.a.maxCount", '.')))
 			.isTrue();
 		assertThat(UnknownPropertiesCheck.isKnown(roots, name("rate-limit.items.depth"))).isFalse();
+		// A read-only value: the binder asks for it, and then fails the binding itself (no setter).
+		assertThat(UnknownPropertiesCheck.isKnown(roots, name("rate-limit.computed"))).isTrue();
+		assertThatExceptionOfType(BindException.class).isThrownBy(() -> new Binder(
+				new MapConfigurationPropertySource(Map.of("rate-limit.computed", "x"))).bind("rate-limit", Sample.class))
+			.withStackTraceContaining("No setter found for property: computed");
 		// Spring Boot binds no class within itself: Nested's deeper is a value to it, never a Nested to descend into.
 		assertThat(UnknownPropertiesCheck.isKnown(roots, name("rate-limit.nested.deeper.deeper.depth"))).isFalse();
 		assertThatExceptionOfType(RateLimitConfigurationException.class)

@@ -9,13 +9,13 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.web.ClientIpSource;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
@@ -57,7 +57,8 @@ public class RateLimitProperties {
 	/**
 	 * How the client IP is found.
 	 */
-	private final ClientIp clientIp = new ClientIp();
+	@NestedConfigurationProperty
+	private final ClientIpProperties clientIp = new ClientIpProperties();
 
 	/**
 	 * Where limiter state is kept.
@@ -112,7 +113,7 @@ public class RateLimitProperties {
 		return this.headers;
 	}
 
-	public ClientIp getClientIp() {
+	public ClientIpProperties getClientIp() {
 		return this.clientIp;
 	}
 
@@ -162,84 +163,6 @@ public class RateLimitProperties {
 
 		public void setStyle(List<HeaderStyle> style) {
 			this.style = style;
-		}
-
-	}
-
-	/**
-	 * How the client IP is found.
-	 */
-	public static class ClientIp {
-
-		/**
-		 * IP addresses or CIDR blocks (IPv4 and IPv6) of proxies whose forwarding header is
-		 * believed; empty (the default) ignores forwarding headers.
-		 */
-		private List<String> trustedProxies = new ArrayList<>();
-
-		/**
-		 * The forwarding header read from trusted proxies, and no other: X-Forwarded-For, Forwarded
-		 * (RFC 7239), or the name of a header the proxy sets to one address, such as X-Real-IP or
-		 * CF-Connecting-IP.
-		 */
-		private String header = "X-Forwarded-For";
-
-		/**
-		 * Prefix length IPv4 clients are keyed by, 8 to 32; 32 keys each address.
-		 */
-		private int ipv4Prefix = 32;
-
-		/**
-		 * Prefix length IPv6 clients are keyed by, 32 to 128; 64 (one subscriber's network) by
-		 * default, 128 keys each address.
-		 */
-		private int ipv6Prefix = 64;
-
-		/**
-		 * Whose resolution of the client address is taken: connection (the connection's peer and the
-		 * limiter's own trusted proxies, whatever server.forward-headers-strategy says) or container
-		 * (the address the container or Spring resolved from forwarding headers).
-		 */
-		private ClientIpSource source = ClientIpSource.CONNECTION;
-
-		public List<String> getTrustedProxies() {
-			return this.trustedProxies;
-		}
-
-		public void setTrustedProxies(List<String> trustedProxies) {
-			this.trustedProxies = trustedProxies;
-		}
-
-		public String getHeader() {
-			return this.header;
-		}
-
-		public void setHeader(String header) {
-			this.header = header;
-		}
-
-		public int getIpv4Prefix() {
-			return this.ipv4Prefix;
-		}
-
-		public void setIpv4Prefix(int ipv4Prefix) {
-			this.ipv4Prefix = ipv4Prefix;
-		}
-
-		public int getIpv6Prefix() {
-			return this.ipv6Prefix;
-		}
-
-		public void setIpv6Prefix(int ipv6Prefix) {
-			this.ipv6Prefix = ipv6Prefix;
-		}
-
-		public ClientIpSource getSource() {
-			return this.source;
-		}
-
-		public void setSource(ClientIpSource source) {
-			this.source = source;
 		}
 
 	}

@@ -15,7 +15,7 @@ public final class RateLimitUnknownPropertiesAutoConfiguration {
 	@Bean
 	static UnknownPropertiesCheck rateLimitUnknownPropertiesCheck(ConfigurableEnvironment environment) {
 		return new UnknownPropertiesCheck(environment,
-				RateLimitPropertyNames.load(RateLimitUnknownPropertiesAutoConfiguration.class.getClassLoader()));
+				UnknownPropertiesCheck.roots(RateLimitUnknownPropertiesAutoConfiguration.class.getClassLoader()));
 	}
 
 }

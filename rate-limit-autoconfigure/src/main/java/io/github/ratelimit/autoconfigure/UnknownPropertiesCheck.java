@@ -1,56 +1,115 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.bind.AbstractBindHandler;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.boot.origin.SystemEnvironmentOrigin;
 import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.CommandLinePropertySource;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
 
 /**
- * Fails the start-up on a name under {@code rate-limit.} that nothing binds, before any bean is
- * created: a typo ({@code rate-limit.policies.api.brust}) would otherwise leave a limit other than
- * the one written, silently. The failure names each unknown property, where it is set, and the
- * closest known name.
+ * Fails the start-up on a name under {@code rate-limit.} that nothing binds, before any bean is created: a
+ * typo ({@code rate-limit.policies.api.brust}) would otherwise leave a limit other than the one written,
+ * silently. Spring Boot's binder says which names bind: the property classes are bound with a
+ * {@link NoUnboundElementsBindHandler}; the failure names each unknown property, where it is set, and the
+ * closest name the binder asked for.
  * <p>
- * Property files, command-line arguments and every other explicit source fail the start-up.
- * Environment variables and system properties only get one WARN: platforms set variables the
- * application did not choose (Kubernetes sets {@code RATELIMIT_SERVICE_HOST} for a Service named
- * {@code ratelimit}, which relaxed binding reads as {@code rate-limit.service.host}).
+ * Property files, command-line arguments and every other explicit source fail the start-up. Environment
+ * variables and system properties only get one WARN: platforms set variables the application did not
+ * choose (Kubernetes sets {@code RATELIMIT_SERVICE_HOST} for a Service named {@code ratelimit}, which
+ * relaxed binding reads as {@code rate-limit.service.host}).
  */
 final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered {
 
 	private static final Log logger = LogFactory.getLog(UnknownPropertiesCheck.class);
 
+	private static final String REDIS_PROPERTIES = "io.github.ratelimit.redis.autoconfigure.RedisRateLimitProperties";
+
+	private static final String WHY = "an unknown name under rate-limit.* stops the start-up, so that a typo cannot "
+			+ "leave a limit other than the one written (from environment variables and system properties it is "
+			+ "only logged)";
+
 	private final ConfigurableEnvironment environment;
 
-	private final RateLimitPropertyNames names;
+	private final Map<ConfigurationPropertyName, Class<?>> roots;
 
-	UnknownPropertiesCheck(ConfigurableEnvironment environment, RateLimitPropertyNames names) {
+	UnknownPropertiesCheck(ConfigurableEnvironment environment, Map<ConfigurationPropertyName, Class<?>> roots) {
 		this.environment = environment;
-		this.names = names;
+		this.roots = roots;
+	}
+
+	/**
+	 * The classes bound under {@code rate-limit}, by prefix, outer ones first.
+	 * @param classLoader where the Redis module's properties may be found
+	 * @return the prefixes and their classes
+	 */
+	static Map<ConfigurationPropertyName, Class<?>> roots(@Nullable ClassLoader classLoader) {
+		Map<ConfigurationPropertyName, Class<?>> roots = new LinkedHashMap<>();
+		roots.put(ConfigurationPropertyName.of("rate-limit"), RateLimitProperties.class);
+		roots.put(ConfigurationPropertyName.of("rate-limit.client"), RateLimitClientProperties.class);
+		if (ClassUtils.isPresent(REDIS_PROPERTIES, classLoader)) {
+			roots.put(ConfigurationPropertyName.of("rate-limit.store.redis"),
+					ClassUtils.resolveClassName(REDIS_PROPERTIES, classLoader));
+		}
+		return roots;
+	}
+
+	/**
+	 * Says whether the binder binds the name, when it is set alone (with its list indexes from 0: a list of
+	 * a higher source replaces the whole list, leaving the names of a lower one's elements unbound).
+	 * @param roots the classes bound, by prefix
+	 * @param name a name under {@code rate-limit}
+	 * @return {@code true} when the binder asks for it
+	 */
+	static boolean isKnown(Map<ConfigurationPropertyName, Class<?>> roots, ConfigurationPropertyName name) {
+		StringBuilder fromZero = new StringBuilder(name.getElement(0, Form.ORIGINAL));
+		for (int i = 1; i < name.getNumberOfElements(); i++) {
+			String element = name.getElement(i, Form.ORIGINAL);
+			fromZero.append(name.isNumericIndex(i) ? "[0]"
+					: element.contains(".") ? "[" + element + "]" : "." + element);
+		}
+		Binder binder = new Binder(new MapConfigurationPropertySource(Map.of(fromZero.toString(), "")));
+		return bind(roots, binder, (source) -> false).started.containsKey(ConfigurationPropertyName.adapt(fromZero, '.'));
 	}
 
 	@Override
@@ -68,59 +127,76 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	 * @throws RateLimitConfigurationException naming the unknown properties of explicit sources
 	 */
 	void check() {
-		Map<String, Finding> failures = new LinkedHashMap<>();
-		Set<String> variables = new TreeSet<>();
+		Binder binder = new Binder(ConfigurationPropertySources.get(this.environment),
+				new PropertySourcesPlaceholdersResolver(this.environment));
+		Recorder recorder = bind(this.roots, binder, (source) -> !isEnvironment(source.getUnderlyingSource()));
+		Map<String, String[]> failures = new LinkedHashMap<>();
 		Set<String> systemProperties = new LinkedHashSet<>();
-		for (PropertySource<?> source : this.environment.getPropertySources()) {
-			if (!(source instanceof EnumerablePropertySource<?> enumerable)) {
-				continue;
+		for (ConfigurationProperty property : recorder.unbound.values()) {
+			ConfigurationPropertyName name = property.getName();
+			if (isKnown(this.roots, name)) {
+				continue; // an element of a list that a higher source replaced
 			}
-			if (source instanceof SystemEnvironmentPropertySource) {
-				variables.addAll(this.names.unknownEnvironmentVariables(List.of(enumerable.getPropertyNames())));
-				continue;
+			int index = recorder.firstUnknown(name);
+			String shown = recorder.withoutTrailingIndexes(name, index).toString();
+			String hint = recorder.hint(name, index);
+			PropertySource<?> source = (PropertySource<?>) property.getSource().getUnderlyingSource();
+			if (StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName())) {
+				systemProperties.add(shown + " (" + hint + ")");
 			}
-			boolean warnOnly = StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName());
-			if (!(ConfigurationPropertySource.from(source) instanceof IterableConfigurationPropertySource properties)) {
-				continue;
+			else {
+				failures.putIfAbsent(shown, new String[] { shown, origin(property, source), hint });
 			}
-			properties.stream().filter(RateLimitPropertyNames::isUnder).forEach((name) -> {
-				RateLimitPropertyNames.Unknown unknown = this.names.check(name);
-				if (unknown == null) {
-					return;
-				}
-				String shown = unknown.name().toString();
-				if (warnOnly) {
-					systemProperties.add(shown + " (" + unknown.hint() + ")");
-				}
-				else {
-					failures.putIfAbsent(shown, new Finding(shown, origin(properties, name, source), unknown.hint()));
-				}
-			});
 		}
-		warn(variables, systemProperties);
+		warn(unknownVariables(), systemProperties);
 		if (failures.size() == 1) {
-			Finding failure = failures.values().iterator().next();
-			throw new RateLimitConfigurationException(failure.name(), "no such property, set in " + failure.origin(),
-					capitalize(failure.hint()) + " Rename or remove it: " + WHY);
+			String[] failure = failures.values().iterator().next();
+			throw new RateLimitConfigurationException(failure[0], "no such property, set in " + failure[1],
+					Character.toUpperCase(failure[2].charAt(0)) + failure[2].substring(1) + " Rename or remove it: " + WHY);
 		}
 		if (!failures.isEmpty()) {
-			throw new RateLimitConfigurationException(
-					String.join(", ", failures.keySet()),
-					"no such properties:" + String.join("", failures.values().stream()
-						.map((failure) -> "\n    - " + failure.name() + " (" + failure.origin() + "): " + failure.hint())
+			throw new RateLimitConfigurationException(String.join(", ", failures.keySet()), "no such properties:"
+					+ String.join("", failures.values().stream()
+						.map((failure) -> "\n    - " + failure[0] + " (" + failure[1] + "): " + failure[2])
 						.toList()),
 					"Rename or remove them: " + WHY);
 		}
 	}
 
-	private static final String WHY = "an unknown name under rate-limit.* stops the start-up, so that a typo cannot "
-			+ "leave a limit other than the one written (from environment variables and system properties it is "
-			+ "only logged)";
+	/**
+	 * The environment variables read as {@code rate-limit.*} ({@code RATELIMIT_*}, {@code RATE_LIMIT_*}) that
+	 * the binder reads none of, binding from the variables alone.
+	 */
+	private Set<String> unknownVariables() {
+		Set<String> unknown = new TreeSet<>();
+		for (PropertySource<?> source : this.environment.getPropertySources()) {
+			if (source instanceof SystemEnvironmentPropertySource variables) {
+				Set<String> read = bind(this.roots, new Binder(ConfigurationPropertySources.from(variables)),
+						(any) -> false).read;
+				for (String variable : variables.getPropertyNames()) {
+					String spelt = variable.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+					if ((spelt.startsWith("RATELIMIT_") || spelt.startsWith("RATE_LIMIT_")) && !read.contains(variable)) {
+						unknown.add(variable);
+					}
+				}
+			}
+		}
+		return unknown;
+	}
+
+	private static boolean isEnvironment(Object source) {
+		return source instanceof SystemEnvironmentPropertySource;
+	}
+
+	/** Binds every root, recording the names asked for and the names that bound nothing. */
+	private static Recorder bind(Map<ConfigurationPropertyName, Class<?>> roots, Binder binder,
+			Function<ConfigurationPropertySource, Boolean> checked) {
+		Recorder recorder = new Recorder(roots);
+		roots.forEach((prefix, type) -> binder.bind(prefix, Bindable.of(type), recorder.handler(prefix, checked)));
+		return recorder;
+	}
 
 	private static void warn(Set<String> variables, Set<String> systemProperties) {
-		if (variables.isEmpty() && systemProperties.isEmpty()) {
-			return;
-		}
 		List<String> parts = new ArrayList<>();
 		if (!variables.isEmpty()) {
 			parts.add("environment variable" + ((variables.size() > 1) ? "s " : " ") + String.join(", ", variables)
@@ -132,30 +208,187 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 			parts.add("system propert" + ((systemProperties.size() > 1) ? "ies " : "y ")
 					+ String.join(", ", systemProperties));
 		}
-		logger.warn("Ignoring names that no rate-limit property has: " + String.join("; ", parts));
+		if (!parts.isEmpty()) {
+			logger.warn("Ignoring names that no rate-limit property has: " + String.join("; ", parts));
+		}
 	}
 
-	private static String origin(ConfigurationPropertySource properties, ConfigurationPropertyName name,
-			PropertySource<?> source) {
+	private static String origin(ConfigurationProperty property, PropertySource<?> source) {
 		if (CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME.equals(source.getName())) {
 			return "the command line";
 		}
-		ConfigurationProperty property = properties.getConfigurationProperty(name);
-		Origin origin = (property != null) ? property.getOrigin() : null;
+		Origin origin = property.getOrigin();
 		if (origin instanceof PropertySourceOrigin propertySourceOrigin) {
 			origin = propertySourceOrigin.getOrigin();
 		}
-		if (origin == null) {
-			return "property source '" + source.getName() + "'";
+		return (origin != null) ? origin.toString() : "property source '" + source.getName() + "'";
+	}
+
+	/** Optimal string alignment distance: edits, where swapping two neighbours is one edit. */
+	static int distance(String a, String b) {
+		int[][] d = new int[a.length() + 1][b.length() + 1];
+		for (int i = 0; i <= a.length(); i++) {
+			d[i][0] = i;
 		}
-		return origin.toString();
+		for (int j = 0; j <= b.length(); j++) {
+			d[0][j] = j;
+		}
+		for (int i = 1; i <= a.length(); i++) {
+			for (int j = 1; j <= b.length(); j++) {
+				int cost = (a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1;
+				d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+				if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+					d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+				}
+			}
+		}
+		return d[a.length()][b.length()];
 	}
 
-	private record Finding(String name, String origin, String hint) {
-	}
+	/**
+	 * Records what the binder does: the names it asks for (with their types), the variables it reads, and
+	 * the names {@link NoUnboundElementsBindHandler} finds unbound. Errors of values are left to the
+	 * binding of the properties beans, which reports them.
+	 */
+	private static final class Recorder {
 
-	private static String capitalize(String text) {
-		return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+		private final Map<ConfigurationPropertyName, ResolvableType> started = new HashMap<>();
+
+		private final Set<String> read = new HashSet<>();
+
+		private final Map<ConfigurationPropertyName, ConfigurationProperty> unbound = new LinkedHashMap<>();
+
+		private final Map<ConfigurationPropertyName, Class<?>> roots;
+
+		private @Nullable ConfigurationPropertyName root;
+
+		Recorder(Map<ConfigurationPropertyName, Class<?>> roots) {
+			this.roots = roots;
+		}
+
+		BindHandler handler(ConfigurationPropertyName root, Function<ConfigurationPropertySource, Boolean> checked) {
+			this.root = root;
+			return new AbstractBindHandler(new NoUnboundElementsBindHandler(BindHandler.DEFAULT, checked)) {
+
+				@Override
+				public <T> @Nullable Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target,
+						BindContext context) {
+					Recorder.this.started.putIfAbsent(name, target.getType());
+					return super.onStart(name, target, context);
+				}
+
+				@Override
+				public @Nullable Object onSuccess(ConfigurationPropertyName name, Bindable<?> target,
+						BindContext context, Object result) {
+					read(context);
+					return super.onSuccess(name, target, context, result);
+				}
+
+				@Override
+				public @Nullable Object onFailure(ConfigurationPropertyName name, Bindable<?> target,
+						BindContext context, Exception error) {
+					read(context);
+					if (error instanceof UnboundConfigurationPropertiesException unknown) {
+						unbound(unknown); // from the root, or from a list's element
+						return null;
+					}
+					try {
+						return super.onFailure(name, target, context, error);
+					}
+					catch (Exception ex) {
+						return null;
+					}
+				}
+
+			};
+		}
+
+		/** Notes the variable a value came from (its name as the environment spells it). */
+		private void read(BindContext context) {
+			ConfigurationProperty property = context.getConfigurationProperty();
+			Origin origin = (property != null) ? property.getOrigin() : null;
+			if (origin instanceof PropertySourceOrigin propertySourceOrigin) {
+				this.read.add(propertySourceOrigin.getPropertyName());
+				origin = propertySourceOrigin.getOrigin();
+			}
+			if (origin instanceof SystemEnvironmentOrigin variable) {
+				this.read.add(variable.getProperty());
+			}
+		}
+
+		/** Keeps the names unbound, but those under an inner root (rate-limit.client): the inner root's to judge. */
+		void unbound(UnboundConfigurationPropertiesException ex) {
+			for (ConfigurationProperty property : ex.getUnboundProperties()) {
+				if (!this.started.containsKey(property.getName()) && owner(property.getName()).equals(this.root)) {
+					this.unbound.putIfAbsent(property.getName(), property);
+				}
+			}
+		}
+
+		private ConfigurationPropertyName owner(ConfigurationPropertyName name) {
+			ConfigurationPropertyName owner = name;
+			for (ConfigurationPropertyName prefix : this.roots.keySet()) {
+				if (prefix.equals(name) || prefix.isAncestorOf(name)) {
+					owner = prefix;
+				}
+			}
+			return owner;
+		}
+
+		/** The index of the first element of the name that the binder never asked for. */
+		int firstUnknown(ConfigurationPropertyName name) {
+			for (int i = 1; i < name.getNumberOfElements(); i++) {
+				if (!this.started.containsKey(name.chop(i + 1))) {
+					return i;
+				}
+			}
+			return name.getNumberOfElements() - 1;
+		}
+
+		/** rules[0].polices[0] and rules[0].polices[1] are one unknown name: rules[0].polices. */
+		ConfigurationPropertyName withoutTrailingIndexes(ConfigurationPropertyName name, int index) {
+			int shown = name.getNumberOfElements();
+			while (shown > index + 1 && name.isNumericIndex(shown - 1)) {
+				shown--;
+			}
+			return name.chop(shown);
+		}
+
+		/** What to do: the closest name, or the names that exist where this one was written. */
+		String hint(ConfigurationPropertyName name, int index) {
+			ConfigurationPropertyName known = name.chop(index);
+			Set<String> here = new TreeSet<>();
+			this.started.keySet().stream().filter(known::isParentOf).forEach((n) -> here.add(n.getLastElement(Form.DASHED)));
+			String element = name.getElement(index, Form.UNIFORM);
+			String best = null;
+			int bestDistance = Integer.MAX_VALUE;
+			for (String candidate : here) {
+				String uniform = candidate.replace("-", "");
+				int distance = distance(element, uniform);
+				int shorter = Math.min(element.length(), uniform.length());
+				if (distance < bestDistance && distance <= ((shorter < 3) ? 0 : Math.max(1, shorter / 3))) {
+					best = candidate;
+					bestDistance = distance;
+				}
+			}
+			if (best != null) {
+				ConfigurationPropertyName corrected = known.append(best);
+				ConfigurationPropertyName full = corrected.append(name.subName(index + 1));
+				ConfigurationPropertyName suggested = isKnown(this.roots, full)
+						? withoutTrailingIndexes(full, index) : corrected;
+				return "did you mean " + suggested + "?";
+			}
+			ResolvableType type = this.started.get(known);
+			Class<?> resolved = (type != null) ? type.resolve(Object.class) : Object.class;
+			if (Collection.class.isAssignableFrom(resolved) || resolved.isArray()) {
+				return known + " is a list: its entries are " + known + "[0], " + known + "[1], ...";
+			}
+			if (here.isEmpty()) {
+				return known + " takes a value, not nested properties";
+			}
+			return "known under " + known + ": " + String.join(", ", here);
+		}
+
 	}
 
 }

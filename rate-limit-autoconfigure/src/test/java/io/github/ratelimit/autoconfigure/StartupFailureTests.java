@@ -29,6 +29,16 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void aCheckMadeWhileBindingPrintsTheRateLimitAnalysis(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(App.class);
+		assertThatException().isThrownBy(() -> application.run("--server.port=0", "--rate-limit.policies.api.limit=5",
+				"--rate-limit.policies.api.period=60", "--spring.main.banner-mode=off"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Invalid rate limit configuration at rate-limit.policies.api.period: the duration '60' has no unit")
+			.contains("Write it with its unit, e.g. 60s, or 60ms if milliseconds are meant.");
+	}
+
+	@Test
 	void aTypoInAnAdditionalLocationNamesTheFileTheLineAndTheClosestProperty(CapturedOutput output) {
 		SpringApplication application = new SpringApplication(App.class);
 		assertThatException().isThrownBy(() -> application.run("--server.port=0", "--spring.main.banner-mode=off",

@@ -10,7 +10,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -20,6 +23,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -29,6 +33,7 @@ import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.servlet.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * An unknown name under {@code rate-limit.} fails the start-up from property files and every explicit
@@ -169,38 +174,63 @@ class UnknownPropertiesCheckTests {
 	}
 
 	@Test
-	void namesComeFromTheBoundClasses() {
-		RateLimitPropertyNames names = RateLimitPropertyNames.of(Map.of("rate-limit", Sample.class));
-		assertThat(names.check(name("rate-limit.nested.depth"))).isNull();
-		assertThat(names.check(name("rate-limit.nested.deeper.deeper.depth"))).isNull();
-		assertThat(names.check(name("rate-limit.by-name.a.depth"))).isNull();
-		assertThat(names.check(name("rate-limit.labels.any.thing.with.dots"))).isNull();
-		assertThat(names.check(name("rate-limit.items[3].depth"))).isNull();
-		assertThat(names.check(name("rate-limit.values[0]"))).isNull();
-		assertThat(names.check(name("rate-limit.point.x"))).isNull();
-		assertThat(names.check(name("rate-limit.windows.a.size"))).isNull();
-		assertThat(names.check(name("rate-limit.windows.a.max-count"))).isNull();
-		assertThat(names.check(ConfigurationPropertyName.adapt("rate-limit.windows.a.maxCount", '.'))).isNull();
-		assertThat(names.check(name("rate-limit.windows.a.max-cont")).hint())
-			.isEqualTo("did you mean rate-limit.windows.a.max-count?");
-		assertThat(names.check(name("rate-limit.read-only"))).isNull();
-		assertThat(names.check(name("rate-limit.computed"))).isNotNull();
-		assertThat(names.check(name("rate-limit.items.depth"))).isNotNull();
-		assertThat(names.check(name("rate-limit.point.z")).hint()).isEqualTo("known under rate-limit.point: x, y");
-		assertThat(names.unknownEnvironmentVariables(List.of("RATELIMIT_BYNAME_A_DEPTH", "RATE_LIMIT_BY_NAME_A_DEPTH",
+	void namesComeFromTheBoundClasses(CapturedOutput output) {
+		Map<ConfigurationPropertyName, Class<?>> roots = Map.of(name("rate-limit"), Sample.class);
+		for (String known : List.of("rate-limit.nested.depth", "rate-limit.nested.deeper",
+				"rate-limit.by-name.a.depth", "rate-limit.labels.any.thing.with.dots", "rate-limit.items[0].depth",
+				"rate-limit.values[0]", "rate-limit.point.x", "rate-limit.windows.a.size", "rate-limit.windows.a.max-count",
+				"rate-limit.read-only")) {
+			assertThat(UnknownPropertiesCheck.isKnown(roots, name(known))).as(known).isTrue();
+		}
+		assertThat(UnknownPropertiesCheck.isKnown(roots, ConfigurationPropertyName.adapt("rate-limit.windows.a.maxCount", '.')))
+			.isTrue();
+		assertThat(UnknownPropertiesCheck.isKnown(roots, name("rate-limit.items.depth"))).isFalse();
+		// A read-only value: the binder asks for it, and then fails the binding itself (no setter).
+		assertThat(UnknownPropertiesCheck.isKnown(roots, name("rate-limit.computed"))).isTrue();
+		assertThatExceptionOfType(BindException.class).isThrownBy(() -> new Binder(
+				new MapConfigurationPropertySource(Map.of("rate-limit.computed", "x"))).bind("rate-limit", Sample.class))
+			.withStackTraceContaining("No setter found for property: computed");
+		// Spring Boot binds no class within itself: Nested's deeper is a value to it, never a Nested to descend into.
+		assertThat(UnknownPropertiesCheck.isKnown(roots, name("rate-limit.nested.deeper.deeper.depth"))).isFalse();
+		assertThatExceptionOfType(RateLimitConfigurationException.class)
+			.isThrownBy(() -> check(roots, new MapPropertySource("test", Map.of("rate-limit.windows.a.max-cont", "1"))))
+			.withMessageContaining("Did you mean rate-limit.windows.a.max-count?");
+		assertThatExceptionOfType(RateLimitConfigurationException.class)
+			.isThrownBy(() -> check(roots, new MapPropertySource("test", Map.of("rate-limit.point.z", "1"))))
+			.withMessageContaining("Known under rate-limit.point: x, y");
+		Map<String, Object> variables = new java.util.HashMap<>();
+		for (String variable : List.of("RATELIMIT_BYNAME_A_DEPTH", "RATE_LIMIT_BY_NAME_A_DEPTH",
 				"RATE_LIMIT_BY_NAME_B_DEPTH", "RATELIMIT_NESTED_DEEPER_DEEPER_DEPTH", "RATE_LIMIT_READ_ONLY_DEPTH",
-				"RATELIMIT_READONLY_DEPTH", "RATELIMIT_READ_ONLY_DEPTH", "RATE_LIMIT_ITEMS_X_DEPTH",
-				"RATE_LIMIT_ITEMS_2_DEPTH", "RATELIMIT_NESTED_WIDTH", "RATELIMIT_LABELS_ANY_THING", "PATH")))
-			.containsExactly("RATE_LIMIT_BY_NAME_A_DEPTH", "RATE_LIMIT_BY_NAME_B_DEPTH", "RATELIMIT_READ_ONLY_DEPTH",
-					"RATE_LIMIT_ITEMS_X_DEPTH", "RATELIMIT_NESTED_WIDTH");
+				"RATELIMIT_READ_ONLY_DEPTH", "RATE_LIMIT_ITEMS_X_DEPTH", "RATE_LIMIT_ITEMS_0_DEPTH",
+				"RATE_LIMIT_ITEMS_2_DEPTH", "RATELIMIT_NESTED_WIDTH", "RATELIMIT_LABELS_ANY_THING", "PATH")) {
+			variables.put(variable, "1");
+		}
+		check(roots, new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				variables));
+		// What Spring Boot reads no value from: a list's index after a gap, a class within itself (deeper).
+		assertThat(output).contains("environment variables RATELIMIT_NESTED_DEEPER_DEEPER_DEPTH, RATELIMIT_NESTED_WIDTH, "
+				+ "RATELIMIT_READ_ONLY_DEPTH, RATE_LIMIT_BY_NAME_A_DEPTH, RATE_LIMIT_BY_NAME_B_DEPTH, "
+				+ "RATE_LIMIT_ITEMS_2_DEPTH, RATE_LIMIT_ITEMS_X_DEPTH (relaxed");
+		// A read-only nested object, without the dash: read (alone, as two variables for one name are one read).
+		check(roots, new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				Map.of("RATELIMIT_READONLY_DEPTH", "1")));
+		assertThat(output).doesNotContain("RATELIMIT_READONLY_DEPTH");
+	}
+
+	private static void check(Map<ConfigurationPropertyName, Class<?>> roots, PropertySource<?> source) {
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources().remove(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME);
+		environment.getPropertySources().remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+		environment.getPropertySources().addFirst(source);
+		new UnknownPropertiesCheck(environment, roots).check();
 	}
 
 	@Test
 	void closeMeansAFewEditsAway() {
-		assertThat(RateLimitPropertyNames.distance("brust", "burst")).isEqualTo(1);
-		assertThat(RateLimitPropertyNames.distance("storee", "store")).isEqualTo(1);
-		assertThat(RateLimitPropertyNames.distance("limt", "limit")).isEqualTo(1);
-		assertThat(RateLimitPropertyNames.distance("colour", "style")).isEqualTo(6);
+		assertThat(UnknownPropertiesCheck.distance("brust", "burst")).isEqualTo(1);
+		assertThat(UnknownPropertiesCheck.distance("storee", "store")).isEqualTo(1);
+		assertThat(UnknownPropertiesCheck.distance("limt", "limit")).isEqualTo(1);
+		assertThat(UnknownPropertiesCheck.distance("colour", "style")).isEqualTo(6);
 	}
 
 	private static org.springframework.boot.context.properties.source.ConfigurationPropertyName name(String name) {

@@ -43,7 +43,7 @@ class DocumentedPropertiesTests {
 		Set<String> metadata = metadataNames();
 		assertThat(metadata).contains("rate-limit.enabled", "rate-limit.store.redis.timeout",
 				"rate-limit.client.retry.enabled");
-		RateLimitPropertyNames known = RateLimitPropertyNames.load(getClass().getClassLoader());
+		Map<ConfigurationPropertyName, Class<?>> known = UnknownPropertiesCheck.roots(getClass().getClassLoader());
 		Map<String, Set<String>> documented = documentedNames();
 		assertThat(documented).containsKeys("README.md", "configuration.md", "redis.md");
 		List<String> missing = new ArrayList<>();
@@ -59,7 +59,7 @@ class DocumentedPropertiesTests {
 
 	@Test
 	void aMisspeltPropertyIsCaught() throws IOException {
-		RateLimitPropertyNames known = RateLimitPropertyNames.load(getClass().getClassLoader());
+		Map<ConfigurationPropertyName, Class<?>> known = UnknownPropertiesCheck.roots(getClass().getClassLoader());
 		Set<String> metadata = metadataNames();
 		assertThat(exists("rate-limit.policies.<name>.limit", known, metadata)).isTrue();
 		assertThat(exists("rate-limit.rules[i].path", known, metadata)).isTrue();
@@ -72,13 +72,14 @@ class DocumentedPropertiesTests {
 	}
 
 	/** Whether the name, with placeholders filled in, is known and has or sits under a metadata entry. */
-	private static boolean exists(String documented, RateLimitPropertyNames known, Set<String> metadata) {
+	private static boolean exists(String documented, Map<ConfigurationPropertyName, Class<?>> known,
+			Set<String> metadata) {
 		String name = documented.replaceAll("<[^>]*>", "example").replaceAll("\\[[^\\]]*\\]", "[0]");
 		if (name.endsWith(".*")) {
 			return exists(name.substring(0, name.length() - 2), known, metadata);
 		}
 		if (!ConfigurationPropertyName.isValid(name)
-				|| known.check(ConfigurationPropertyName.of(name)) != null) {
+				|| !UnknownPropertiesCheck.isKnown(known, ConfigurationPropertyName.of(name))) {
 			return false;
 		}
 		ConfigurationPropertyName property = ConfigurationPropertyName.of(name);

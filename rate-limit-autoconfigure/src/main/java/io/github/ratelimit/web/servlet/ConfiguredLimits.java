@@ -11,13 +11,16 @@ import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.boot.context.properties.bind.BindException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.bind.AbstractBindHandler;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
@@ -25,6 +28,7 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
+import io.github.ratelimit.autoconfigure.ClientIpProperties;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpSource;
@@ -44,46 +48,25 @@ final class ConfiguredLimits {
 	}
 
 	static ClientIpResolver clientIpResolver(RateLimitProperties properties) {
-		List<IpAddressRange> ranges = new ArrayList<>();
-		List<String> proxies = properties.getClientIp().getTrustedProxies();
-		for (int i = 0; i < proxies.size(); i++) {
-			try {
-				ranges.add(IpAddressRange.parse(proxies.get(i)));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException(PREFIX + ".client-ip.trusted-proxies[" + i + "]",
-						ex.getMessage(), "Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
-			}
-			if (ranges.get(i).prefixLength() == 0) {
-				logger.warn(PREFIX + ".client-ip.trusted-proxies[" + i + "] is '" + proxies.get(i) + "', every address of its "
-						+ "family: every client is then a trusted proxy, writes the address it is keyed by in the forwarding "
-						+ "header, and gets a budget per address it writes. List only your proxies' addresses");
-			}
-		}
-		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		ClientIpProperties clientIp = properties.getClientIp();
 		String prefix = PREFIX + ".client-ip.";
+		List<IpAddressRange> ranges = ranges(clientIp.getTrustedProxies(), prefix + "trusted-proxies", "every client is "
+				+ "then a trusted proxy, writes the address it is keyed by in the forwarding header, and gets a budget "
+				+ "per address it writes. List only your proxies' addresses");
 		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
+		// The builder is the one home of what a header and a prefix may be; each refusal names its property.
 		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";
-		try {
-			builder.header(header);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(prefix + "header", "'" + clientIp.getHeader()
-					+ "' is not an HTTP header name",
-					"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
-		}
+		configure(() -> builder.header(header), prefix + "header", "'" + clientIp.getHeader()
+				+ "' is not an HTTP header name",
+				"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
 		int ipv4Prefix = clientIp.getIpv4Prefix();
-		if (ipv4Prefix < ClientIpResolver.MIN_IPV4_PREFIX || ipv4Prefix > 32) {
-			throw new RateLimitConfigurationException(prefix + "ipv4-prefix",
-					"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
-					"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
-		}
+		configure(() -> builder.ipv4Prefix(ipv4Prefix), prefix + "ipv4-prefix",
+				"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
+				"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
 		int ipv6Prefix = clientIp.getIpv6Prefix();
-		if (ipv6Prefix < ClientIpResolver.MIN_IPV6_PREFIX || ipv6Prefix > 128) {
-			throw new RateLimitConfigurationException(prefix + "ipv6-prefix",
-					"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
-					"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
-		}
+		configure(() -> builder.ipv6Prefix(ipv6Prefix), prefix + "ipv6-prefix",
+				"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
+				"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
 		ClientIpSource source = clientIp.getSource();
 		if (source == ClientIpSource.CONTAINER && !ranges.isEmpty()) {
 			throw new RateLimitConfigurationException(prefix + "trusted-proxies",
@@ -92,7 +75,34 @@ final class ConfiguredLimits {
 					"Remove rate-limit.client-ip.trusted-proxies and configure the container's trust (e.g."
 							+ " server.tomcat.remoteip.internal-proxies), or use rate-limit.client-ip.source=connection");
 		}
-		return builder.ipv4Prefix(ipv4Prefix).ipv6Prefix(ipv6Prefix).source(source).build();
+		return builder.source(source).build();
+	}
+
+	private static void configure(Runnable setting, String property, String problem, String action) {
+		try {
+			setting.run();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(property, problem, action);
+		}
+	}
+
+	/** Parses a list of addresses and CIDR blocks, warning of one that holds every address of its family. */
+	private static List<IpAddressRange> ranges(List<String> values, String property, String everyAddress) {
+		List<IpAddressRange> ranges = new ArrayList<>();
+		for (int i = 0; i < values.size(); i++) {
+			try {
+				ranges.add(IpAddressRange.parse(values.get(i)));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new RateLimitConfigurationException(property + "[" + i + "]", ex.getMessage(),
+						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
+			}
+			if (ranges.get(i).prefixLength() == 0) {
+				logger.warn(property + "[" + i + "] is '" + values.get(i) + "', every address of its family: " + everyAddress);
+			}
+		}
+		return ranges;
 	}
 
 	/**
@@ -167,31 +177,65 @@ final class ConfiguredLimits {
 	private static final Set<String> PLAN_PROPERTIES = Set.of("limit", "period", "burst");
 
 	/**
-	 * Refuses what binding would silently get wrong: properties of a plan that are not plan values (binding
-	 * would drop them: a plan may set limit, period and burst only, so {@code plans.pro.algorithm} or a
-	 * misspelt {@code plans.pro.limt} fails the start-up, naming it), a period or max-delay written as a bare
-	 * number (read as milliseconds, see {@link #lacksUnit}), and two policies of one source whose
-	 * names differ only in case or dashes ({@code per-user} and {@code peruser}), which Spring Boot binds as
-	 * one policy, each taking values of the other. (Across sources such names are one policy on purpose: an
-	 * environment variable or a command-line argument overriding a value of {@code application.yml}.)
+	 * The checks of {@code rate-limit.policies} that Spring Boot's binding cannot make, made as it binds (the
+	 * properties bean's binding, through a {@code ConfigurationPropertiesBindHandlerAdvisor}, and a refresh's):
+	 * a period or max-delay written as a bare number (read as milliseconds, see {@link #lacksUnit}), judged as
+	 * bound (the source that wins, placeholders resolved); properties of a plan that are not plan values
+	 * (binding would drop them: a plan may set limit, period and burst only, so {@code plans.pro.algorithm}
+	 * fails, naming it); and two policies of one source whose names differ only in case or dashes
+	 * ({@code per-user} and {@code peruser}), which Spring Boot binds as one policy, each taking values of
+	 * the other. (Across sources such names are one policy on purpose: an environment variable or a
+	 * command-line argument overriding a value of {@code application.yml}.)
 	 */
-	static void checkPolicyProperties(Environment environment) {
-		ConfigurationPropertyName policies = ConfigurationPropertyName.of(PREFIX + ".policies");
-		// Durations as they will be bound (the source that wins, environment variables, placeholders resolved).
-		try {
-			Binder.get(environment)
-				.bind(policies, Bindable.mapOf(String.class, Object.class))
-				.ifBound((bound) -> bound.forEach((name, fields) -> checkDurations(PREFIX + ".policies." + name, fields)));
+	static final class PolicyPropertiesCheck extends AbstractBindHandler {
+
+		private static final ConfigurationPropertyName POLICIES = ConfigurationPropertyName.of(PREFIX + ".policies");
+
+		private final Environment environment;
+
+		PolicyPropertiesCheck(BindHandler parent, Environment environment) {
+			super(parent);
+			this.environment = environment;
 		}
-		catch (BindException ex) {
-			// Not a map of policies: the binding of the properties reports it.
+
+		@Override
+		public <T> @Nullable Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target, BindContext context) {
+			if (POLICIES.equals(name)) {
+				context.getSources().forEach(PolicyPropertiesCheck::checkNames);
+			}
+			return super.onStart(name, target, context);
 		}
-		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+
+		@Override
+		public @Nullable Object onSuccess(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+				Object result) {
+			ConfigurationProperty property = context.getConfigurationProperty();
+			if (property != null && property.getName().equals(name) && isDuration(name)
+					&& (property.getValue() instanceof String || property.getValue() instanceof Number)) {
+				String text = this.environment.resolvePlaceholders(String.valueOf(property.getValue())).trim();
+				if (lacksUnit(text)) {
+					throw new RateLimitConfigurationException(name.toString(),
+							"the duration '" + text + "' has no unit, which Spring Boot reads as milliseconds",
+							"Write it with its unit, e.g. " + text + "s, or " + text + "ms if milliseconds are meant");
+				}
+			}
+			return super.onSuccess(name, target, context, result);
+		}
+
+		/** A policy's period or max-delay, or a plan's period. */
+		private static boolean isDuration(ConfigurationPropertyName name) {
+			String last = name.getLastElement(Form.UNIFORM);
+			return POLICIES.isAncestorOf(name) && ((name.getNumberOfElements() == 4
+					&& (last.equals("period") || last.equals("maxdelay"))) || (name.getNumberOfElements() == 6
+							&& name.getElement(3, Form.UNIFORM).equals("plans") && last.equals("period")));
+		}
+
+		private static void checkNames(ConfigurationPropertySource source) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)) {
-				continue;
+				return;
 			}
 			Map<String, String> spellings = new LinkedHashMap<>();
-			iterable.filter(policies::isAncestorOf).stream().forEach((name) -> {
+			iterable.filter(POLICIES::isAncestorOf).stream().forEach((name) -> {
 				if (name.getNumberOfElements() > 2) {
 					String spelt = name.getElement(2, Form.ORIGINAL);
 					String other = spellings.putIfAbsent(name.getElement(2, Form.UNIFORM), spelt);
@@ -208,31 +252,12 @@ final class ConfiguredLimits {
 				String property = (name.getNumberOfElements() > 5) ? name.getElement(5, Form.DASHED) : "";
 				if (name.getNumberOfElements() != 6 || !PLAN_PROPERTIES.contains(property)) {
 					throw new RateLimitConfigurationException(name.toString(),
-							"a plan sets only limit, period and burst; '" + name.toString() + "' is none of them",
+							"a plan sets only limit, period and burst; '" + name + "' is none of them",
 							"Remove it, or fix its name (a plan keeps the policy's algorithm, key and cost)");
 				}
 			});
 		}
-	}
 
-	/** Refuses a period or max-delay of a policy or of its plans written as a bare number (see {@link #lacksUnit}). */
-	private static void checkDurations(String prefix, Object fields) {
-		if (!(fields instanceof Map<?, ?> map)) {
-			return;
-		}
-		map.forEach((field, value) -> {
-			String uniform = String.valueOf(field).replace("-", "").toLowerCase(Locale.ROOT);
-			if ((uniform.equals("period") || uniform.equals("maxdelay"))
-					&& (value instanceof String || value instanceof Number) && lacksUnit(String.valueOf(value))) {
-				String text = String.valueOf(value).trim();
-				throw new RateLimitConfigurationException(prefix + "." + field,
-						"the duration '" + text + "' has no unit, which Spring Boot reads as milliseconds",
-						"Write it with its unit, e.g. " + text + "s, or " + text + "ms if milliseconds are meant");
-			}
-			if (uniform.equals("plans") && value instanceof Map<?, ?> plans) {
-				plans.forEach((plan, planFields) -> checkDurations(prefix + ".plans." + plan, planFields));
-			}
-		});
 	}
 
 	/**
@@ -249,21 +274,8 @@ final class ConfiguredLimits {
 
 	static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
 			ClientIpResolver clientIpResolver) {
-		List<IpAddressRange> ranges = new ArrayList<>();
-		List<String> ips = properties.getExempt().getIps();
-		for (int i = 0; i < ips.size(); i++) {
-			try {
-				ranges.add(IpAddressRange.parse(ips.get(i)));
-			}
-			catch (IllegalArgumentException ex) {
-				throw new RateLimitConfigurationException(PREFIX + ".exempt.ips[" + i + "]", ex.getMessage(),
-						"Write an IPv4 or IPv6 address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8");
-			}
-			if (ranges.get(i).prefixLength() == 0) {
-				logger.warn(PREFIX + ".exempt.ips[" + i + "] is '" + ips.get(i) + "', every address of its family: no client of "
-						+ "that family is limited by any policy");
-			}
-		}
+		List<IpAddressRange> ranges = ranges(properties.getExempt().getIps(), PREFIX + ".exempt.ips",
+				"no client of that family is limited by any policy");
 		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
 				PREFIX + ".exempt.when");
 	}

@@ -172,11 +172,7 @@ final class PolicyLimits {
 	/** Validates and builds the limits of {@code change} over the configured values {@code base}. */
 	private InForce resolve(RateLimitPolicy.Definition base, Map<String, RateLimitPolicy.Plan> basePlans,
 			RateLimitPolicy.Change change) {
-		RateLimitPolicy.Definition changed = new RateLimitPolicy.Definition(base.id(), base.name(), base.originPrefix(),
-				base.annotation(), base.algorithm(), (change.limit() != null) ? change.limit() : base.limit(),
-				(change.period() != null) ? change.period() : base.period(),
-				(change.burst() != null) ? change.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
-				base.maxDelay(), base.count(), base.shadow());
+		RateLimitPolicy.Definition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
 		Limit limit = RateLimitPolicy.limitOf(changed, this.algorithm);
 		long cost = this.highestCost.get();
 		if (cost > limit.burst()) {
@@ -203,11 +199,7 @@ final class PolicyLimits {
 			if (name == null || name.isBlank()) {
 				throw new RateLimitConfigurationException(prefix, "a plan needs a name", "Name the plan, e.g. pro");
 			}
-			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(base.id(), base.name(), prefix,
-					false, base.algorithm(), (plan.limit() != null) ? plan.limit() : base.limit(),
-					(plan.period() != null) ? plan.period() : base.period(),
-					(plan.burst() != null) ? plan.burst() : base.burst(), base.key(), base.cost(), base.onLimit(),
-					base.maxDelay(), base.count(), base.shadow());
+			RateLimitPolicy.Definition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
 			Limit limit = RateLimitPolicy.limitOf(definition, this.algorithm);
 			long cost = this.highestCost.get();
 			if (cost > limit.burst()) {

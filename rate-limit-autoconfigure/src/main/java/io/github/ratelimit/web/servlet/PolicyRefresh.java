@@ -9,6 +9,7 @@ import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
@@ -60,7 +61,6 @@ final class PolicyRefresh implements ApplicationListener<EnvironmentChangeEvent>
 		}
 		Map<String, RateLimitProperties.Policy> refreshed;
 		try {
-			ConfiguredLimits.checkPolicyProperties(this.environment);
 			refreshed = bind();
 		}
 		catch (RuntimeException ex) {
@@ -105,7 +105,8 @@ final class PolicyRefresh implements ApplicationListener<EnvironmentChangeEvent>
 
 	private Map<String, RateLimitProperties.Policy> bind() {
 		return Binder.get(this.environment)
-			.bind(PREFIX, Bindable.mapOf(String.class, RateLimitProperties.Policy.class))
+			.bind(PREFIX, Bindable.mapOf(String.class, RateLimitProperties.Policy.class),
+					new ConfiguredLimits.PolicyPropertiesCheck(BindHandler.DEFAULT, this.environment))
 			.orElseGet(Map::of);
 	}
 

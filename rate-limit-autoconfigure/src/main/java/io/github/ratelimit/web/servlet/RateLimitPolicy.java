@@ -651,6 +651,17 @@ final class RateLimitPolicy {
 			@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, String key, long cost,
 			OnLimit onLimit, Duration maxDelay, CountMode count, boolean shadow) {
 
+		/**
+		 * These values with the limit, period and burst that are set replacing the policy's (a plan's, a change's),
+		 * from {@code originPrefix}.
+		 */
+		Definition with(String originPrefix, @Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
+			return new Definition(this.id, this.name, originPrefix, this.annotation, this.algorithm,
+					(limit != null) ? limit : this.limit, (period != null) ? period : this.period,
+					(burst != null) ? burst : this.burst, this.key, this.cost, this.onLimit, this.maxDelay, this.count,
+					this.shadow);
+		}
+
 		String origin(String attribute) {
 			String name = this.annotation ? camelCase(attribute) : attribute;
 			return this.annotation ? "@RateLimited(" + name + ") on " + this.originPrefix

@@ -16,6 +16,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -64,10 +65,15 @@ class RateLimitServletConfiguration {
 		return new KeyResolvers(clientIpResolver, beanFactory);
 	}
 
+	/** The checks of rate-limit.policies that binding cannot make, made as the properties are bound. */
+	@Bean
+	static ConfigurationPropertiesBindHandlerAdvisor rateLimitPolicyPropertiesCheck(Environment environment) {
+		return (handler) -> new ConfiguredLimits.PolicyPropertiesCheck(handler, environment);
+	}
+
 	@Bean
 	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers,
-			Environment environment, ObjectProvider<RateLimitStore> store) {
-		ConfiguredLimits.checkPolicyProperties(environment);
+			ObjectProvider<RateLimitStore> store) {
 		RateLimitPolicies policies = ConfiguredLimits.policies(properties, keyResolvers);
 		// A store shared by every instance (Redis) keeps runtime changes for all of them.
 		if (store.getIfUnique() instanceof SharedPolicyOverrides overrides) {

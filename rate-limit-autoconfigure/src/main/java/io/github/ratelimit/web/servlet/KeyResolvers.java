@@ -1,17 +1,9 @@
 package io.github.ratelimit.web.servlet;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
-import java.text.Normalizer;
-import java.util.Base64;
-import java.util.Collections;
+import java.time.Duration;
 import java.util.Enumeration;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
@@ -20,13 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.ParserContext;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.SimpleEvaluationContext;
-import org.springframework.web.servlet.HandlerMapping;
 
+import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.KeyResolver;
 import io.github.ratelimit.web.RequestKeyResolver;
@@ -35,7 +22,7 @@ import io.github.ratelimit.web.RequestKeyResolver;
  * Turns a policy's {@code key} setting into a {@link KeyResolver} whose keys are complete: typed
  * ({@code ip:}, {@code user:}, {@code header:}, ...) so that values of different sources never collide,
  * never empty (a missing source falls back to the client IP), and bounded (a value longer than
- * {@value #MAX_RAW_LENGTH} characters is replaced by its SHA-256, so a client cannot make the store
+ * {@value KeyValues#MAX_RAW_LENGTH} characters is replaced by its SHA-256, so a client cannot make the store
  * hold large keys). Hashed values have a namespace of their own: a value that itself starts with
  * {@code sha256:} is always hashed, so no raw value can equal the hashed form of another. Only a
  * {@code null} or blank value is absent and falls back to the client IP: a resolver that throws, or a
@@ -50,7 +37,7 @@ import io.github.ratelimit.web.RequestKeyResolver;
  * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
  * Nor by writing it as {@code u[]=x}, which Spring MVC binds to {@code u} when there is no {@code u}.
  * Nor by writing the name another way the application takes as the same account: the value is an
- * {@link #identity} (invisible characters dropped, trimmed, NFKC, case folded), so {@code Alice},
+ * {@link KeyValues#identity} (invisible characters dropped, trimmed, NFKC, case folded), so {@code Alice},
  * {@code alice }, alice with a soft hyphen inside and full-width {@code ａｌｉｃｅ} are one budget;
  * {@code #{param('u')}} keys by the exact value. A {@code header:} key's value is read the same way
  * (first value up to its first comma, as an identity): {@code @RequestHeader} joins repeated lines with
@@ -59,18 +46,8 @@ import io.github.ratelimit.web.RequestKeyResolver;
  */
 final class KeyResolvers {
 
-	static final int MAX_RAW_LENGTH = 64;
-
-	/** The namespace of hashed values. */
-	static final String HASHED = "sha256:";
-
-	/** Base64url without padding of 32 bytes. */
-	private static final int HASHED_DIGEST_LENGTH = 43;
-
 	/** The types whose values {@link #typed} bounds. */
 	private static final Set<String> TYPED = Set.of("user", "header", "param", "expr", "bean");
-
-	private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
 
 	private static final Log logger = LogFactory.getLog(KeyResolvers.class);
 
@@ -80,7 +57,10 @@ final class KeyResolvers {
 
 	private final @Nullable BeanFactory beanFactory;
 
-	private final SpelExpressionParser parser = new SpelExpressionParser();
+	/** What clients can make fail on every request is said at WARN at most once a minute per setting. */
+	private final ThrottledLog warnings = new ThrottledLog(RateLimitClock.SYSTEM, Duration.ofMinutes(1), 1000);
+
+	private final KeyExpressions expressions;
 
 	/**
 	 * Creates the factory.
@@ -90,6 +70,7 @@ final class KeyResolvers {
 	public KeyResolvers(ClientIpResolver clientIpResolver, @Nullable BeanFactory beanFactory) {
 		this.clientIpResolver = clientIpResolver;
 		this.beanFactory = beanFactory;
+		this.expressions = new KeyExpressions(clientIpResolver, this);
 	}
 
 	/**
@@ -114,22 +95,21 @@ final class KeyResolvers {
 			String name = argument(trimmed, "header:", origin);
 			return typed("header", (request) -> {
 				String value = header(request, name, origin);
-				return (value != null) ? firstValueIdentity(value) : null;
+				return (value != null) ? KeyValues.firstValueIdentity(value) : null;
 			}, origin);
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 			return typed("param", (request) -> {
 				String value = RequestParameters.first(request, name, origin);
 				if (value == null && RequestParameters.bodyHoldsNoParameters(request)) {
-					warnOfABodyWithoutParameters(request, name, origin, lastWarning);
+					warnOfABodyWithoutParameters(request, name, origin);
 				}
-				return (value != null) ? firstValueIdentity(value) : null;
+				return (value != null) ? KeyValues.firstValueIdentity(value) : null;
 			}, origin);
 		}
 		if (trimmed.contains("#{")) {
-			return typed("expr", expression(trimmed, origin), origin);
+			return typed("expr", this.expressions.template(trimmed, origin), origin);
 		}
 		if (trimmed.startsWith("@")) {
 			return typed("bean", bean(argument(trimmed, "@", origin), origin), origin);
@@ -157,7 +137,7 @@ final class KeyResolvers {
 			return plan((request) -> RequestParameters.first(request, name, origin), origin);
 		}
 		if (trimmed.contains("#{")) {
-			return plan(expression(trimmed, origin), origin);
+			return plan(this.expressions.template(trimmed, origin), origin);
 		}
 		if (trimmed.startsWith("@")) {
 			return plan(bean(argument(trimmed, "@", origin), origin), origin);
@@ -190,53 +170,14 @@ final class KeyResolvers {
 	}
 
 	/**
-	 * Builds a condition over a request: a SpEL boolean over the root of key expressions
-	 * ({@code ip}, {@code user}, {@code request}, {@code header('Name')}, {@code param('name')},
-	 * {@code pathVariables}), evaluated with the same read-only context. An expression that is not
-	 * {@code true} (a {@code null} included) does not hold; one that throws cannot tell, and refuses the
-	 * request ({@link UnreadableRequestException}), as a key or a plan that throws does: only an absent
-	 * value has a meaning, and a client decides what makes an expression throw.
+	 * Builds a condition over a request, such as an exemption ({@link KeyExpressions#condition}).
 	 * @param condition the expression, e.g. {@code header('X-Internal') == 'yes'}
 	 * @param origin where it comes from, for error messages
-	 * @return the condition, which throws {@link UnreadableRequestException} when it cannot be evaluated
+	 * @return the condition
 	 * @throws RateLimitConfigurationException when the expression does not parse
 	 */
 	RequestCondition condition(String condition, String origin) {
-		String trimmed = condition.trim();
-		if (trimmed.startsWith("#{") && trimmed.endsWith("}")) {
-			trimmed = trimmed.substring(2, trimmed.length() - 1);
-		}
-		if (trimmed.isEmpty()) {
-			throw new RateLimitConfigurationException(origin, "the condition is empty",
-					"Write a SpEL boolean such as header('X-Internal') == 'yes', or remove the property");
-		}
-		Expression expression;
-		try {
-			expression = this.parser.parseExpression(trimmed);
-		}
-		catch (ParseException | IllegalArgumentException ex) {
-			String reason = (ex instanceof ParseException parse) ? parse.getSimpleMessage() : ex.getMessage();
-			throw new RateLimitConfigurationException(origin,
-					"cannot parse the SpEL condition '" + condition + "': " + reason,
-					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
-		}
-		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
-		return (request) -> {
-			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
-			try {
-				KeyExpressionRoot root = new KeyExpressionRoot(guarded, this.clientIpResolver);
-				SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-					.withInstanceMethods()
-					.withRootObject(root)
-					.build();
-				boolean holds = Boolean.TRUE.equals(expression.getValue(context));
-				RequestParameters.checkGuarded(guarded);
-				return holds;
-			}
-			catch (RuntimeException ex) {
-				throw unreadable(ex, origin, "its exemption condition failed", lastWarning);
-			}
-		};
+		return this.expressions.condition(condition, origin);
 	}
 
 	/**
@@ -244,13 +185,12 @@ final class KeyResolvers {
 	 * let a client that makes the lookup fail choose a plan.
 	 */
 	private KeyResolver plan(KeyResolver source, String origin) {
-		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 		return (request) -> {
 			try {
 				return source.resolve(request);
 			}
 			catch (RuntimeException ex) {
-				throw unreadable(ex, origin, "its plan cannot be told", lastWarning);
+				throw unreadable(ex, origin, "its plan cannot be told");
 			}
 		};
 	}
@@ -259,8 +199,7 @@ final class KeyResolvers {
 	 * Turns what a key, plan or condition threw into the failure that refuses the request, said at WARN
 	 * at most once a minute per setting, since clients can make it fail on every request.
 	 */
-	private static UnreadableRequestException unreadable(RuntimeException ex, String origin, String reason,
-			AtomicLong lastWarning) {
+	UnreadableRequestException unreadable(RuntimeException ex, String origin, String reason) {
 		UnreadableRequestException failure = null;
 		// SpEL wraps what a method it calls throws (request.getParameter of a request that cannot be decoded).
 		for (Throwable cause = ex; cause != null && failure == null; cause = cause.getCause()) {
@@ -271,9 +210,7 @@ final class KeyResolvers {
 		if (failure == null) {
 			failure = new UnreadableRequestException(origin, reason, ex);
 		}
-		long now = System.nanoTime();
-		long last = lastWarning.get();
-		if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+		if (this.warnings.tryLog(origin)) {
 			Throwable cause = (failure.getCause() != null) ? failure.getCause() : failure;
 			// The exception's message may hold client input: no line breaks, and not all of it.
 			String what = String.valueOf(cause).replaceAll("\\p{Cntrl}", "?");
@@ -290,23 +227,19 @@ final class KeyResolvers {
 	 * Says that a {@code param:} key meets requests whose body (JSON, ...) holds no parameters: such a
 	 * key reads the query string and form bodies only, so those requests are keyed by their client IP.
 	 */
-	private static void warnOfABodyWithoutParameters(HttpServletRequest request, String name, String origin,
-			AtomicLong lastWarning) {
-		long now = System.nanoTime();
-		long last = lastWarning.get();
-		if (now - last >= WARNING_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+	private void warnOfABodyWithoutParameters(HttpServletRequest request, String name, String origin) {
+		if (this.warnings.tryLog("body " + origin)) {
 			String type = String.valueOf(request.getContentType()).replaceAll("[^\\x20-\\x7E]", "?");
 			logger.warn(origin + " reads parameter '" + name + "', which a request with a body of type "
 					+ ((type.length() <= 60) ? type : type.substring(0, 60) + "...")
 					+ " does not carry: a param: key reads the query string and form-encoded or multipart bodies "
 					+ "only, so such requests are keyed by their client IP (key a JSON body's field with a "
-					+ "KeyResolver bean; said at most once a minute)");
+					+ "RequestKeyResolver bean; said at most once a minute)");
 		}
 	}
 
 	private KeyResolver typed(String type, KeyResolver source, String origin) {
 		String prefix = type + ":";
-		AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 		return (request) -> {
 			String value;
 			try {
@@ -315,36 +248,13 @@ final class KeyResolvers {
 			catch (RuntimeException ex) {
 				// Never keyed by IP instead: a client that makes its key fail would choose its budget (a lockout
 				// per username would become one per IP). A shadow policy takes the IP key it carries.
-				throw unreadable(ex, origin, "its key cannot be read", lastWarning)
+				throw unreadable(ex, origin, "its key cannot be read")
 					.withFallbackKey("ip:" + this.clientIpResolver.resolve(request));
 			}
 			if (value == null || value.isBlank()) {
 				return "ip:" + this.clientIpResolver.resolve(request);
 			}
-			return prefix + bounded(value);
-		};
-	}
-
-	private KeyResolver expression(String template, String origin) {
-		Expression expression;
-		try {
-			expression = this.parser.parseExpression(template, ParserContext.TEMPLATE_EXPRESSION);
-		}
-		catch (ParseException ex) {
-			throw new RateLimitConfigurationException(origin,
-					"cannot parse the SpEL key '" + template + "': " + ex.getSimpleMessage(),
-					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
-		}
-		return (request) -> {
-			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
-			KeyExpressionRoot root = new KeyExpressionRoot(guarded, this.clientIpResolver);
-			SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-				.withInstanceMethods()
-				.withRootObject(root)
-				.build();
-			String value = expression.getValue(context, String.class);
-			RequestParameters.checkGuarded(guarded);
-			return value;
+			return prefix + KeyValues.bounded(value);
 		};
 	}
 
@@ -420,97 +330,11 @@ final class KeyResolvers {
 	}
 
 	/**
-	 * Returns the part of a parameter (or a header) that every way of reading it agrees on: the first
-	 * value up to its first comma ({@code getParameter} reads the first value, Spring MVC's binding the
-	 * values joined by commas), as an {@link #identity}.
-	 */
-	static String firstValueIdentity(String first) {
-		int comma = first.indexOf(',');
-		return identity((comma >= 0) ? first.substring(0, comma) : first);
-	}
-
-	/**
-	 * Returns the account a name stands for however an application compares names: without the
-	 * characters that do not show (Unicode's default ignorables: the soft hyphen, zero-width spaces and
-	 * joiners, variation selectors; an LDAP directory maps them to nothing, RFC 4518), without surrounding
-	 * whitespace (Spring Security's form login trims), in Unicode's compatibility form (NFKC: full-width
-	 * {@code ａｌｉｃｅ} is {@code alice}) and with case folded as {@link String#equalsIgnoreCase} folds it
-	 * (a case-insensitive user store, an LDAP directory; so the dotless {@code ı} and the dotted {@code İ}
-	 * are {@code i}, and {@code ς} is {@code σ}), so no variant of one name is a budget of its own.
-	 */
-	static String identity(String name) {
-		String visible = withoutIgnorables(name);
-		int start = 0;
-		int end = visible.length();
-		while (start < end && isSpace(visible.charAt(start))) {
-			start++;
-		}
-		while (end > start && isSpace(visible.charAt(end - 1))) {
-			end--;
-		}
-		String stripped = visible.substring(start, end);
-		String compatible = Normalizer.isNormalized(stripped, Normalizer.Form.NFKC) ? stripped
-				: Normalizer.normalize(stripped, Normalizer.Form.NFKC).strip();
-		return foldCase(compatible);
-	}
-
-	/** The name without default ignorable code points (the usual name has none: then the name itself). */
-	private static String withoutIgnorables(String name) {
-		StringBuilder visible = null;
-		for (int i = 0; i < name.length();) {
-			int cp = name.codePointAt(i);
-			if (isIgnorable(cp)) {
-				if (visible == null) {
-					visible = new StringBuilder(name.length()).append(name, 0, i);
-				}
-			}
-			else if (visible != null) {
-				visible.appendCodePoint(cp);
-			}
-			i += Character.charCount(cp);
-		}
-		return (visible != null) ? visible.toString() : name;
-	}
-
-	/**
-	 * Unicode's default ignorables, near enough: the format characters (the soft hyphen, zero-width space,
-	 * joiners, word joiner, byte order mark, bidi controls, tags), the combining grapheme joiner, the
-	 * Mongolian free variation selectors, the Hangul fillers and the variation selectors.
-	 */
-	private static boolean isIgnorable(int cp) {
-		return Character.getType(cp) == Character.FORMAT || cp == 0x034F || (cp >= 0x115F && cp <= 0x1160)
-				|| (cp >= 0x17B4 && cp <= 0x17B5) || (cp >= 0x180B && cp <= 0x180F) || cp == 0x3164
-				|| (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFFA0 || (cp >= 0xE0100 && cp <= 0xE01EF);
-	}
-
-	/** Each code point as {@link String#equalsIgnoreCase} compares it: upper-cased, then lower-cased. */
-	private static String foldCase(String name) {
-		StringBuilder folded = null;
-		for (int i = 0; i < name.length();) {
-			int cp = name.codePointAt(i);
-			int fold = Character.toLowerCase(Character.toUpperCase(cp));
-			if (folded == null && fold != cp) {
-				folded = new StringBuilder(name.length()).append(name, 0, i);
-			}
-			if (folded != null) {
-				folded.appendCodePoint(fold);
-			}
-			i += Character.charCount(cp);
-		}
-		return (folded != null) ? folded.toString() : name;
-	}
-
-	/** {@link String#trim}'s and {@link String#strip}'s spaces and controls, and no-break spaces. */
-	private static boolean isSpace(char c) {
-		return c <= ' ' || Character.isWhitespace(c) || Character.isSpaceChar(c);
-	}
-
-	/**
 	 * Returns a key an operator wrote (for the actuator) as the limiter holds it: an {@code ip:} key's
 	 * address as {@link ClientIpResolver#network} keys it, and a typed value ({@code user:},
-	 * {@code header:}, {@code param:}, {@code expr:}, {@code bean:}) longer than {@value #MAX_RAW_LENGTH}
+	 * {@code header:}, {@code param:}, {@code expr:}, {@code bean:}) longer than {@value KeyValues#MAX_RAW_LENGTH}
 	 * characters as its SHA-256 and a {@code param:} or {@code header:} value as
-	 * {@link #firstValueIdentity} reads it, as a request's value would be. A value in the hashed form (as the
+	 * {@link KeyValues#firstValueIdentity} reads it, as a request's value would be. A value in the hashed form (as the
 	 * limiter logs it) and any other key are taken as they are.
 	 * @param key the key as written
 	 * @return the key the store holds for it
@@ -524,109 +348,10 @@ final class KeyResolvers {
 			return key;
 		}
 		String value = key.substring(colon + 1);
-		if (isHashedForm(value)) {
+		if (KeyValues.isHashedForm(value)) {
 			return key;
 		}
 		return key.substring(0, colon + 1)
-				+ bounded((key.startsWith("param:") || key.startsWith("header:")) ? firstValueIdentity(value) : value);
-	}
-
-	/** Whether a value is {@code sha256:} and a digest as {@link #bounded} writes it. */
-	private static boolean isHashedForm(String value) {
-		if (value.length() != HASHED.length() + HASHED_DIGEST_LENGTH || !value.startsWith(HASHED)) {
-			return false;
-		}
-		for (int i = HASHED.length(); i < value.length(); i++) {
-			char c = value.charAt(i);
-			if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	static String bounded(String value) {
-		if (value.length() <= MAX_RAW_LENGTH && !value.startsWith(HASHED)) {
-			return value;
-		}
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-			return HASHED + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-		}
-	}
-
-	/**
-	 * What a SpEL key expression can read: {@code request}, {@code ip}, {@code user},
-	 * {@code pathVariables['name']}, {@code header('Name')} and {@code param('name')}.
-	 */
-	public static final class KeyExpressionRoot {
-
-		private final HttpServletRequest request;
-
-		private final ClientIpResolver clientIpResolver;
-
-		KeyExpressionRoot(HttpServletRequest request, ClientIpResolver clientIpResolver) {
-			this.request = request;
-			this.clientIpResolver = clientIpResolver;
-		}
-
-		/**
-		 * Returns the request.
-		 * @return the request
-		 */
-		public HttpServletRequest getRequest() {
-			return this.request;
-		}
-
-		/**
-		 * Returns the client IP, resolved as for {@code ip} keys: an IPv6 client's network
-		 * ({@code 2001:db8:7:8::/64}) under the default {@code ipv6-prefix}.
-		 * @return the client IP
-		 */
-		public String getIp() {
-			return this.clientIpResolver.resolve(this.request);
-		}
-
-		/**
-		 * Returns the authenticated principal's name.
-		 * @return the name, or {@code null} when anonymous
-		 */
-		public @Nullable String getUser() {
-			return userName(this.request);
-		}
-
-		/**
-		 * Returns the path variables of the matched handler.
-		 * @return the variables, empty when there are none
-		 */
-		@SuppressWarnings("unchecked")
-		public Map<String, String> getPathVariables() {
-			Object variables = this.request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-			return (variables instanceof Map<?, ?> map) ? (Map<String, String>) map : Collections.emptyMap();
-		}
-
-		/**
-		 * Returns a request header.
-		 * @param name the header name
-		 * @return its value, or {@code null}
-		 * @throws UnreadableRequestException when it is sent more than once
-		 */
-		public @Nullable String header(String name) {
-			return KeyResolvers.header(this.request, name, "header('" + name + "')");
-		}
-
-		/**
-		 * Returns a request parameter, as {@code @RequestParam} finds it ({@code name}, else {@code name[]}).
-		 * @param name the parameter name
-		 * @return its first value, or {@code null}
-		 * @throws UnreadableRequestException when the parameters cannot be decoded, or the name is a file part
-		 */
-		public @Nullable String param(String name) {
-			return RequestParameters.first(this.request, name, "param('" + name + "')");
-		}
-
+				+ KeyValues.bounded((key.startsWith("param:") || key.startsWith("header:")) ? KeyValues.firstValueIdentity(value) : value);
 	}
 }

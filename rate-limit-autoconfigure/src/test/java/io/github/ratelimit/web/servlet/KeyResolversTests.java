@@ -65,7 +65,7 @@ class KeyResolversTests {
 
 	@Test
 	void longValuesAreHashed() {
-		String atLimit = "a".repeat(KeyResolvers.MAX_RAW_LENGTH);
+		String atLimit = "a".repeat(KeyValues.MAX_RAW_LENGTH);
 		this.request.addHeader("A", atLimit);
 		this.request.addHeader("B", atLimit + "b");
 		assertThat(resolve("header:A")).isEqualTo("header:" + atLimit);
@@ -77,7 +77,7 @@ class KeyResolversTests {
 
 	@Test
 	void aValueLookingLikeAHashNeverSharesTheHashedValuesBudget() {
-		String longValue = "v".repeat(KeyResolvers.MAX_RAW_LENGTH + 1);
+		String longValue = "v".repeat(KeyValues.MAX_RAW_LENGTH + 1);
 		this.request.addHeader("A", longValue);
 		String hashed = resolve("header:A");
 		MockHttpServletRequest forged = new MockHttpServletRequest("GET", "/x");
@@ -238,7 +238,7 @@ class KeyResolversTests {
 			assertThat(this.keyResolvers.forSpec("param:u", "test").resolve(request)).as(variant).isEqualTo("param:alice");
 			assertThat(this.keyResolvers.canonical("param:" + variant)).as(variant).isEqualTo("param:alice");
 			// The actuator applies it again to a key an operator pastes: the same key.
-			assertThat(KeyResolvers.identity(KeyResolvers.identity(variant))).isEqualTo(KeyResolvers.identity(variant));
+			assertThat(KeyValues.identity(KeyValues.identity(variant))).isEqualTo(KeyValues.identity(variant));
 		}
 		this.request.setParameter("u", " \u3000\t");
 		assertThat(resolve("param:u")).as("only spaces: no name").isEqualTo("ip:203.0.113.7");
@@ -247,7 +247,7 @@ class KeyResolversTests {
 		String longName = "Alice".repeat(20);
 		this.request.setParameter("u", longName);
 		assertThat(this.keyResolvers.canonical("param:" + longName)).isEqualTo(resolve("param:u"))
-			.isEqualTo("param:" + KeyResolvers.bounded(longName.toLowerCase(Locale.ROOT)));
+			.isEqualTo("param:" + KeyValues.bounded(longName.toLowerCase(Locale.ROOT)));
 	}
 
 	@Test

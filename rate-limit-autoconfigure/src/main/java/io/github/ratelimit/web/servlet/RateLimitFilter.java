@@ -52,7 +52,8 @@ class RateLimitFilter extends OncePerRequestFilter {
 		}
 		boolean failed = true;
 		try {
-			chain.doFilter(request, next);
+			// An async dispatch goes on with the response the container dispatched (it carries later filters' wrappers).
+			chain.doFilter(request, isAsyncDispatch(request) ? response : next);
 			failed = false;
 		}
 		finally {

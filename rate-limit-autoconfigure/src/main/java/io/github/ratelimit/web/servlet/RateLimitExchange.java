@@ -101,7 +101,7 @@ final class RateLimitExchange {
 	boolean start(boolean toSpringMvc, HttpServletResponse response) throws IOException {
 		RateLimitPolicyResolver policies = this.pipeline.policies();
 		if (!toSpringMvc) {
-			return decide(policies.resolve(this.request, null), Phase.DECIDED, response);
+			return decide(this.request, policies.resolve(this.request, null), Phase.DECIDED, response);
 		}
 		if (!this.pipeline.rulesUpFront() && !policies.rulesMayCountLater()) {
 			return true;
@@ -111,49 +111,53 @@ final class RateLimitExchange {
 			return true;
 		}
 		this.decidedUpFront = rules;
-		return decide(rules, Phase.RULES_DECIDED, response);
+		return decide(this.request, rules, Phase.RULES_DECIDED, response);
 	}
 
 	/**
-	 * Once Spring MVC has looked up the handler: decides the policies of the request (path rules and the
-	 * handler's) that were not decided up front.
+	 * Once Spring MVC has looked up the handler: decides the policies of the request that were not decided
+	 * up front (all of them, or only the handler's when its path rules were), on the request as Spring MVC
+	 * sees it (the filters after ours may have wrapped it: Spring Security's tells the user).
+	 * @param request the request the dispatcher handles
 	 * @param handler the handler, or {@code null} when the lookup failed (404, 405, ...)
 	 * @param response the response
 	 * @return whether the request proceeds
 	 */
-	boolean decideHandler(@Nullable Object handler, HttpServletResponse response) throws IOException {
-		List<RateLimitPolicy> policies = this.pipeline.policies().resolve(this.request, handler);
-		if (!this.decidedUpFront.isEmpty()) {
-			policies = policies.stream()
-				.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
-				.toList();
+	boolean decideHandler(HttpServletRequest request, @Nullable Object handler, HttpServletResponse response)
+			throws IOException {
+		RateLimitPolicyResolver resolver = this.pipeline.policies();
+		if (this.phase == Phase.OPENED) {
+			return decide(request, resolver.resolve(request, handler), Phase.DECIDED, response);
 		}
-		return decide(policies, Phase.DECIDED, response);
+		List<RateLimitPolicy> policies = resolver.handlerPolicies(request, handler).stream()
+			.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
+			.toList();
+		return decide(request, policies, Phase.DECIDED, response);
 	}
 
 	/**
 	 * Decides policies of the request and answers: the headers, or the rejection (what earlier phases
 	 * admitted is given back), or the request's turn. Headers wait while a check waits for its count.
 	 */
-	private boolean decide(List<RateLimitPolicy> policies, Phase next, HttpServletResponse response)
-			throws IOException {
+	private boolean decide(HttpServletRequest request, List<RateLimitPolicy> policies, Phase next,
+			HttpServletResponse response) throws IOException {
 		this.phase = next;
 		if (policies.isEmpty()) {
 			return true;
 		}
 		List<Check> step;
 		try {
-			step = this.pipeline.limiter().decide(this.request, policies);
+			step = this.pipeline.limiter().decide(request, policies);
 		}
 		catch (UnreadableRequestException ex) {
-			return !refuse(ex, policies, response);
+			return !refuse(request, ex, policies, response);
 		}
 		this.checks.addAll(step);
 		RequestDecision result = new RequestDecision(this.checks);
 		if (!result.isAllowed()) {
 			giveBackPending();
 			this.pipeline.headers().write(result, response);
-			this.pipeline.rejections().reject(this.request, response, result);
+			this.pipeline.rejections().reject(request, response, result);
 			return false;
 		}
 		holdIfCountsLater();
@@ -213,7 +217,7 @@ final class RateLimitExchange {
 		}
 		catch (UnreadableRequestException ex) {
 			// Answered already: too late for a 400, but counted as the refusal it would have been.
-			refuse(ex, rules, null);
+			refuse(this.request, ex, rules, null);
 			return;
 		}
 		this.checks.addAll(step);
@@ -292,14 +296,14 @@ final class RateLimitExchange {
 	 * @param response the response, {@code null} when it was answered already
 	 * @return whether it was refused
 	 */
-	private boolean refuse(UnreadableRequestException ex, List<RateLimitPolicy> policies,
+	private boolean refuse(HttpServletRequest request, UnreadableRequestException ex, List<RateLimitPolicy> policies,
 			@Nullable HttpServletResponse response) throws IOException {
-		if (!this.pipeline.limiter().refuses(ex, this.request, policies) || response == null) {
+		if (!this.pipeline.limiter().refuses(ex, request, policies) || response == null) {
 			return false;
 		}
 		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.
 		giveBackPending();
-		UnreadableRequestProblem.write(this.request, response, ex);
+		UnreadableRequestProblem.write(request, response, ex);
 		return true;
 	}
 

@@ -26,7 +26,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
 			throws IOException {
 		RateLimitExchange exchange = RateLimitExchange.undecided(request);
-		return exchange == null || exchange.decideHandler(handler, response);
+		return exchange == null || exchange.decideHandler(request, handler, response);
 	}
 
 	@Override
@@ -38,7 +38,7 @@ final class RateLimitInterceptor implements HandlerInterceptor, HandlerException
 		}
 		try {
 			// Handled (an empty view) when rejected; else the other resolvers answer as they would.
-			return exchange.decideHandler(handler, response) ? null : new ModelAndView();
+			return exchange.decideHandler(request, handler, response) ? null : new ModelAndView();
 		}
 		catch (IOException failure) {
 			ex.addSuppressed(failure);

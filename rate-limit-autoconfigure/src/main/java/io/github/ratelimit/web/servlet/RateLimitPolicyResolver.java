@@ -127,6 +127,17 @@ final class RateLimitPolicyResolver {
 	}
 
 	/**
+	 * Returns the policies of a request's handler alone, for a request whose path rules were decided
+	 * before the handler was known (on the path the filter saw).
+	 * @param request the request
+	 * @param handler its handler, or {@code null} when the lookup failed
+	 * @return the handler's policies; none for a CORS preflight
+	 */
+	List<RateLimitPolicy> handlerPolicies(HttpServletRequest request, @Nullable Object handler) {
+		return isBrowsersPreflight(request) ? List.of() : this.annotatedEndpoints.policiesFor(handler);
+	}
+
+	/**
 	 * A CORS preflight as browsers send it, which spends no budget: never with credentials. An
 	 * {@code OPTIONS} request that carries an {@code Authorization} or {@code Cookie} header is someone
 	 * else's (an authentication filter would check those credentials), and is limited as any request.

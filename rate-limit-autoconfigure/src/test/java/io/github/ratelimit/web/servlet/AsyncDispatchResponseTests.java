@@ -27,7 +27,7 @@ import io.github.ratelimit.testsupport.Http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review of b254900: on the async dispatch of a request that counts later, the filter must pass on the
+ * On the async dispatch of a request that counts later, the filter passes on the
  * response the container dispatched (which carries the wrappers of later filters, as the request's
  * async context holds them), not its own held response: else what a later filter's response wrapper
  * does is skipped for everything the async dispatch writes.
@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "rate-limit.rules[0].path=/review/**", "rate-limit.rules[0].policies=review",
 				"rate-limit.policies.review.limit=50", "rate-limit.policies.review.period=1m",
 				"rate-limit.policies.review.count=failures" })
-@Import(ExchangeReviewAsyncDispatchResponseTests.Config.class)
-class ExchangeReviewAsyncDispatchResponseTests {
+@Import(AsyncDispatchResponseTests.Config.class)
+class AsyncDispatchResponseTests {
 
 	@LocalServerPort
 	int port;

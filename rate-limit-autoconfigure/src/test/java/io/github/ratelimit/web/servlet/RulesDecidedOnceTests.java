@@ -25,10 +25,10 @@ import io.github.ratelimit.testsupport.Http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review of b254900: once a request's path rules were decided up front (here because a rule counts
- * failures), 3a22565 decided only the handler's own {@code @RateLimited} policies at the handler. b254900
- * resolves the path rules again at the handler (with the path the dispatcher parsed) and decides any rule
- * that was not decided up front: a request a later filter rewrote is decided by a second rule.
+ * Once a request's path rules were decided up front (here because a rule counts failures), only the
+ * handler's own {@code @RateLimited} policies are decided at the handler: the rules are not resolved
+ * again on the path the dispatcher parsed, so a request a later filter rewrote is not decided by a second
+ * rule.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "rate-limit.rules[0].path=/review/a/**", "rate-limit.rules[0].policies=review-failures",
@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.review-failures.count=failures", "rate-limit.rules[1].path=/review/b/**",
 				"rate-limit.rules[1].policies=review-b", "rate-limit.policies.review-b.limit=1",
 				"rate-limit.policies.review-b.period=1m" })
-@Import(ExchangeReviewRulesUpFrontTests.Config.class)
-class ExchangeReviewRulesUpFrontTests {
+@Import(RulesDecidedOnceTests.Config.class)
+class RulesDecidedOnceTests {
 
 	@LocalServerPort
 	int port;

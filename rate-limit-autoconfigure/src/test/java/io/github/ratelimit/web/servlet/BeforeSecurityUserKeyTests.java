@@ -15,14 +15,14 @@ import io.github.ratelimit.testsupport.Http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review of b254900: ahead of Spring Security (the documented setup), a handler's {@code key = "user"}
- * is resolved at the handler, where Security's request wrapper tells the principal. The exchange keeps
- * the request the filter saw (before Security wrapped it), so the principal is gone and every user
- * falls back to the client IP: alice's budget is bob's.
+ * Ahead of Spring Security (the documented setup for guarding its login), a handler's
+ * {@code key = "user"} is resolved on the request Spring MVC handles, where Security's request wrapper
+ * tells the principal: not on the request the filter saw before Security wrapped it, where every user
+ * would fall back to the client IP and alice's budget would be bob's.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "rate-limit.filter-order=-110" })
-class ExchangeReviewUserKeyBeforeSecurityTests {
+class BeforeSecurityUserKeyTests {
 
 	@LocalServerPort
 	int port;
@@ -34,7 +34,7 @@ class ExchangeReviewUserKeyBeforeSecurityTests {
 		assertThat(http.get("/t/user", "Authorization", alice).statusCode()).isEqualTo(200);
 		assertThat(http.get("/t/user", "Authorization", alice).statusCode()).isEqualTo(200);
 		assertThat(http.get("/t/user", "Authorization", alice).statusCode()).isEqualTo(429);
-		// bob has a budget of his own (b254900: 429, he shares alice's IP budget).
+		// bob has a budget of his own, not alice's IP budget.
 		assertThat(http.get("/t/user", "Authorization", basic("bob")).statusCode()).isEqualTo(200);
 	}
 

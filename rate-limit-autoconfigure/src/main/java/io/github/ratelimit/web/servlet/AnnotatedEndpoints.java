@@ -189,7 +189,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 				? duration(annotation.maxDelay(), "maxDelay", where) : Duration.ZERO;
 		String name = StringUtils.hasText(annotation.name()) ? annotation.name()
 				: userType.getSimpleName() + "." + method.getName() + ((count > 1) ? "#" + (index + 1) : "");
-		RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(where + "[" + index + "]", name, where,
+		PolicyDefinition definition = new PolicyDefinition(where + "[" + index + "]", name, where,
 				true, annotation.algorithm(),
 				(annotation.limit() != 0) ? annotation.limit() : null, period,
 				(annotation.burst() != 0) ? annotation.burst() : null,

@@ -145,7 +145,7 @@ final class ConfiguredLimits {
 			if (!StringUtils.hasText(name)) {
 				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
 			}
-			RateLimitPolicy.Definition definition = new RateLimitPolicy.Definition(name, name, prefix, false,
+			PolicyDefinition definition = new PolicyDefinition(name, name, prefix, false,
 					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
 					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
 			RateLimitPolicy defined = RateLimitPolicy.define(definition, keyResolvers);

@@ -21,7 +21,7 @@ import io.github.ratelimit.core.RateLimitConfigurationException;
 final class PolicyLimits {
 
 	/** The configured values: from start-up, or from a refresh of the configuration. */
-	private volatile RateLimitPolicy.Definition definition;
+	private volatile PolicyDefinition definition;
 
 	private final Algorithm algorithm;
 
@@ -39,7 +39,7 @@ final class PolicyLimits {
 	/** The values changed at run time, merged over every change since start-up or the last restore. */
 	private volatile RateLimitPolicy.@Nullable Change change;
 
-	PolicyLimits(RateLimitPolicy.Definition definition, Limit limit, long cost) {
+	PolicyLimits(PolicyDefinition definition, Limit limit, long cost) {
 		this.definition = definition;
 		this.algorithm = limit.algorithm();
 		this.highestCost = new AtomicLong(cost);
@@ -155,8 +155,8 @@ final class PolicyLimits {
 	 */
 	synchronized InForce reconfigure(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst,
 			Map<String, RateLimitPolicy.Plan> plans) {
-		RateLimitPolicy.Definition old = this.definition;
-		RateLimitPolicy.Definition base = new RateLimitPolicy.Definition(old.id(), old.name(), old.originPrefix(),
+		PolicyDefinition old = this.definition;
+		PolicyDefinition base = new PolicyDefinition(old.id(), old.name(), old.originPrefix(),
 				old.annotation(), old.algorithm(), limit, period, burst, old.key(), old.cost(), old.onLimit(),
 				old.maxDelay(), old.count(), old.shadow());
 		InForce configured = resolve(base, plans, new RateLimitPolicy.Change(null, null, null, null));
@@ -170,10 +170,10 @@ final class PolicyLimits {
 	}
 
 	/** Validates and builds the limits of {@code change} over the configured values {@code base}. */
-	private InForce resolve(RateLimitPolicy.Definition base, Map<String, RateLimitPolicy.Plan> basePlans,
+	private InForce resolve(PolicyDefinition base, Map<String, RateLimitPolicy.Plan> basePlans,
 			RateLimitPolicy.Change change) {
-		RateLimitPolicy.Definition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
-		Limit limit = RateLimitPolicy.limitOf(changed, this.algorithm);
+		PolicyDefinition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
+		Limit limit = changed.limit(this.algorithm);
 		long cost = this.highestCost.get();
 		if (cost > limit.burst()) {
 			throw new RateLimitConfigurationException(base.originPrefix() + ".burst",
@@ -185,7 +185,7 @@ final class PolicyLimits {
 	}
 
 	/** Validates and builds the plans' limits, over the policy's values of {@code base}. */
-	Map<String, Limit> plans(RateLimitPolicy.Definition base, Map<String, RateLimitPolicy.Plan> plans) {
+	Map<String, Limit> plans(PolicyDefinition base, Map<String, RateLimitPolicy.Plan> plans) {
 		if (!plans.isEmpty() && !this.planned) {
 			// As start-up refuses plans without a source: they would be shown, and never judge a request.
 			throw new RateLimitConfigurationException(base.originPrefix() + ".plans",
@@ -199,8 +199,8 @@ final class PolicyLimits {
 			if (name == null || name.isBlank()) {
 				throw new RateLimitConfigurationException(prefix, "a plan needs a name", "Name the plan, e.g. pro");
 			}
-			RateLimitPolicy.Definition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
-			Limit limit = RateLimitPolicy.limitOf(definition, this.algorithm);
+			PolicyDefinition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
+			Limit limit = definition.limit(this.algorithm);
 			long cost = this.highestCost.get();
 			if (cost > limit.burst()) {
 				throw new RateLimitConfigurationException(prefix + ".burst",

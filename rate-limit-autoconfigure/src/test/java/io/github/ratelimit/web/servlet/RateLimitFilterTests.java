@@ -261,7 +261,7 @@ class RateLimitFilterTests {
 	}
 
 	private RateLimitPolicy policy(CountMode count) {
-		return RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "rate-limit.policies.api", false,
+		return RateLimitPolicy.define(new PolicyDefinition("api", "api", "rate-limit.policies.api", false,
 				Algorithm.TOKEN_BUCKET, 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, count, false),
 				this.keyResolvers);
 	}

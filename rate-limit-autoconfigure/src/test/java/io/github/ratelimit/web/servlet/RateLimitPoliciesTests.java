@@ -126,7 +126,7 @@ class RateLimitPoliciesTests {
 	}
 
 	private RateLimitPolicies policies() {
-		RateLimitPolicy api = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "rate-limit.policies.api",
+		RateLimitPolicy api = RateLimitPolicy.define(new PolicyDefinition("api", "api", "rate-limit.policies.api",
 				false, Algorithm.TOKEN_BUCKET, 2L, Duration.ofHours(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
 				CountMode.ALL, false), this.keyResolvers);
 		return new RateLimitPolicies(Map.of("api", api));

@@ -86,7 +86,7 @@ class RateLimitResponsesTests {
 	void aSecondWriteWhoseMostRestrictiveLimitIsAConcurrencyLimitLeavesNoResetOfTheFirst() {
 		// Ahead of Spring Security: the rules' headers first, then those of the rules and the handler's limits.
 		RateLimitPolicy rule = policy("rule");
-		RateLimitPolicy slots = RateLimitPolicy.define(new RateLimitPolicy.Definition("slots", "slots", "test", false,
+		RateLimitPolicy slots = RateLimitPolicy.define(new PolicyDefinition("slots", "slots", "test", false,
 				Algorithm.CONCURRENCY, 2L, null, null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false),
 				this.keyResolvers);
 		RequestDecision rules = result(List.of(rule), List.of(Decision.allowed(10, 9, 5_000_000_000L)));
@@ -122,7 +122,7 @@ class RateLimitResponsesTests {
 	}
 
 	private RateLimitPolicy policy(String name) {
-		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "test", false, Algorithm.TOKEN_BUCKET, 1L,
+		return RateLimitPolicy.define(new PolicyDefinition(name, name, "test", false, Algorithm.TOKEN_BUCKET, 1L,
 				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
 	}
 }

@@ -23,7 +23,7 @@ class RejectionLogTests {
 
 	private final RejectionLog rejections = new RejectionLog(this.log, this.clock, Duration.ofMinutes(1));
 
-	private final RateLimitPolicy policy = RateLimitPolicy.define(new RateLimitPolicy.Definition("api", "api", "test",
+	private final RateLimitPolicy policy = RateLimitPolicy.define(new PolicyDefinition("api", "api", "test",
 			false, Algorithm.TOKEN_BUCKET, 1L, Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
 			CountMode.ALL, false), new KeyResolvers(new ClientIpResolver(List.of()), null));
 

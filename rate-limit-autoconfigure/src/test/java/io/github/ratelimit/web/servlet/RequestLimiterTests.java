@@ -137,7 +137,7 @@ class RequestLimiterTests {
 
 	private RateLimitPolicy policy(String name, Algorithm algorithm, long limit, Duration period, OnLimit onLimit,
 			Duration maxDelay, String key) {
-		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "rate-limit.policies." + name, false,
+		return RateLimitPolicy.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
 				algorithm, limit, period, null, key, 1, onLimit, maxDelay, CountMode.ALL, false), this.keyResolvers);
 	}
 }

@@ -93,7 +93,7 @@ class UnreadableRequestTests {
 	}
 
 	private RateLimitPolicy policy(String name, String key, boolean shadow) {
-		return RateLimitPolicy.define(new RateLimitPolicy.Definition(name, name, "rate-limit.policies." + name, false,
+		return RateLimitPolicy.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
 				Algorithm.TOKEN_BUCKET, 3L, Duration.ofMinutes(1), null, key, 1, OnLimit.REJECT, Duration.ZERO,
 				CountMode.ALL, shadow), this.keyResolvers);
 	}

@@ -15,9 +15,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
-import io.github.ratelimit.core.BareState;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.testsupport.BareState;
 
 import io.github.ratelimit.benchmarks.peers.Bucket4jLimiter;
 import io.github.ratelimit.benchmarks.peers.FloorLimiter;

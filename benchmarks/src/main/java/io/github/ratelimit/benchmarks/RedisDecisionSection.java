@@ -93,8 +93,9 @@ final class RedisDecisionSection implements Section {
 				+ "keys and arguments prebuilt, an integer reply. " + REJECTED + ": ours on one key whose budget is spent "
 				+ "(every request rejected; coalescing and the rejection cache on, as by default), " + THREADS
 				+ " threads, and the script calls Redis counted meanwhile. " + P50 + " and p99: one thread in this JVM "
-				+ "asking ours (coalescing on, as by default), ours with coalescing off and the raw loop in turn, " + LATENCY_BLOCKS + " blocks of "
-				+ LATENCY_BLOCK_MILLIS + " ms each (each round led by the next of the three) after a " + LATENCY_WARM_UP_MILLIS / 1000 + " s warm-up of each, "
+				+ "asking ours (coalescing on, as by default), ours with coalescing off and the raw loop in turn, "
+				+ LATENCY_BLOCKS + " blocks of " + LATENCY_BLOCK_MILLIS + " ms each (each round led by the next of the three) "
+				+ "after a " + LATENCY_WARM_UP_MILLIS / 1000 + " s warm-up of each, "
 				+ "every call timed with System.nanoTime(); the same 100,000 keys and limit.";
 	}
 

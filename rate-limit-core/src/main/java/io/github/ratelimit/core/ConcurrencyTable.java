@@ -1,7 +1,6 @@
 package io.github.ratelimit.core;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,15 +34,13 @@ final class ConcurrencyTable {
 
 	private final RateLimitClock clock;
 
-	private final long seed;
-
 	private final ConcurrentHashMap<String, Counter> held = new ConcurrentHashMap<>();
 
 	/** The acquisitions admitted and not yet released: their counter's generation, or {@link #OVERFLOW}. */
 	private final ConcurrentHashMap<Identity, Object> admitted = new ConcurrentHashMap<>();
 
-	private final AtomicReferenceArray<LimiterState> overflow = new AtomicReferenceArray<>(
-			CaffeineRateLimitStore.OVERFLOW_BUDGETS);
+	/** The overflow counters; one changes only under the lock of some key it judges. */
+	private final OverflowBudgets overflow;
 
 	/** A key's counter and its generation, made when the key is first tracked and kept through limit changes. */
 	private record Counter(LimiterState state, Object generation) {
@@ -73,7 +70,7 @@ final class ConcurrencyTable {
 	ConcurrencyTable(long maximumSize, RateLimitClock clock, long seed) {
 		this.maximumSize = maximumSize;
 		this.clock = clock;
-		this.seed = seed;
+		this.overflow = new OverflowBudgets(seed, clock);
 	}
 
 	Decision tryAcquire(Acquisition acquisition) {
@@ -81,7 +78,7 @@ final class ConcurrencyTable {
 		this.held.compute(acquisition.key(), (key, counter) -> {
 			long now = this.clock.nanos();
 			if (counter == null) {
-				if (!isEmpty(overflow(key, acquisition.limit()), now) || this.held.mappingCount() >= this.maximumSize) {
+				if (!isEmpty(this.overflow.of(key, acquisition.limit()), now) || this.held.mappingCount() >= this.maximumSize) {
 					decision[0] = onOverflow(key, acquisition, now, true);
 					if (decision[0].isAllowed()) {
 						this.admitted.put(new Identity(acquisition), OVERFLOW);
@@ -124,7 +121,7 @@ final class ConcurrencyTable {
 	Decision check(Acquisition acquisition) {
 		long now = this.clock.nanos();
 		Counter counter = this.held.get(acquisition.key());
-		LimiterState read = (counter != null) ? counter.state() : overflow(acquisition.key(), acquisition.limit());
+		LimiterState read = (counter != null) ? counter.state() : this.overflow.of(acquisition.key(), acquisition.limit());
 		Decision decision = read.check(now, acquisition.cost());
 		// A state moved meanwhile (a plan or a runtime change) reads as nothing held, as a new one would.
 		return (decision != null) ? decision : acquisition.limit().newState().check(now, acquisition.cost());
@@ -134,7 +131,7 @@ final class ConcurrencyTable {
 		long now = this.clock.nanos();
 		Counter counter = this.held.get(acquisition.key());
 		Decision decision = (counter != null) ? counter.state().peek(now)
-				: overflow(acquisition.key(), acquisition.limit()).peek(now);
+				: this.overflow.of(acquisition.key(), acquisition.limit()).peek(now);
 		return (decision != null) ? decision : acquisition.limit().newState().peek(now);
 	}
 
@@ -155,7 +152,7 @@ final class ConcurrencyTable {
 	/** Acquires or releases on the key's overflow counter, which another key's request may move meanwhile. */
 	private Decision onOverflow(String key, Acquisition acquisition, long now, boolean acquire) {
 		while (true) {
-			LimiterState shared = overflow(key, acquisition.limit());
+			LimiterState shared = this.overflow.of(key, acquisition.limit());
 			Decision decision = acquire ? shared.tryAcquire(now, acquisition.cost(), 0)
 					: shared.release(now, acquisition.cost());
 			if (decision != null) {
@@ -192,35 +189,6 @@ final class ConcurrencyTable {
 	private static boolean isEmpty(LimiterState state, long now) {
 		Decision peek = state.peek(now);
 		return peek == null || peek.remaining() == state.limit().limit();
-	}
-
-	/** The key's overflow counter, moved to the limit asked for; changed only under some key's lock. */
-	private LimiterState overflow(String key, Limit limit) {
-		int index = index(key);
-		while (true) {
-			LimiterState counter = this.overflow.get(index);
-			if (counter == null) {
-				this.overflow.compareAndSet(index, null, limit.newState());
-				continue;
-			}
-			if (counter.limit().equals(limit)) {
-				return counter;
-			}
-			LimiterState next = counter.moveTo(limit, this.clock.nanos());
-			if (next != null && this.overflow.compareAndSet(index, counter, next)) {
-				return next;
-			}
-		}
-	}
-
-	private int index(String key) {
-		long h = this.seed;
-		for (int i = 0; i < key.length(); i++) {
-			h = (h ^ key.charAt(i)) * 0x9E3779B97F4A7C15L;
-			h ^= (h >>> 29);
-		}
-		h ^= (h >>> 32);
-		return (int) (h & (CaffeineRateLimitStore.OVERFLOW_BUDGETS - 1));
 	}
 
 }

@@ -187,7 +187,7 @@ public final class Decision {
 	@Override
 	public String toString() {
 		return (this.allowed ? "allowed" : "rejected") + "(limit=" + this.limit + ", remaining=" + this.remaining
-				+ ", resetNanos=" + this.resetNanos + ", nextNanos=" + this.nextNanos + ", retryAfterNanos=" + retryAfterNanos() + ", waitNanos="
-				+ waitNanos() + ")";
+				+ ", resetNanos=" + this.resetNanos + ", nextNanos=" + this.nextNanos + ", retryAfterNanos=" + retryAfterNanos()
+				+ ", waitNanos=" + waitNanos() + ")";
 	}
 }

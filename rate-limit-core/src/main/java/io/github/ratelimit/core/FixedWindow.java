@@ -33,7 +33,7 @@ final class FixedWindow implements LimiterState {
 	 * Creates an empty window.
 	 * @param limit the limit it enforces
 	 */
-	public FixedWindow(Limit limit) {
+	FixedWindow(Limit limit) {
 		this.limit = limit;
 		this.period = limit.period().toNanos();
 	}

@@ -22,7 +22,7 @@ final class LeakyBucket extends GcraState {
 	 * Creates an empty bucket.
 	 * @param limit the limit it enforces
 	 */
-	public LeakyBucket(Limit limit) {
+	LeakyBucket(Limit limit) {
 		super(limit);
 	}
 

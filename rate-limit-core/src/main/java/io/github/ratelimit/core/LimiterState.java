@@ -84,8 +84,8 @@ interface LimiterState {
 	 * Retires this state and returns the same key's state under another limit of the same algorithm,
 	 * carrying over what was spent: a bucket's spent tokens stay spent (its {@code tat} rescaled,
 	 * {@code tat' = now + (tat - now) * T' / T}, also beyond a smaller new bucket, so that a limit
-	 * going down and up again never gives a second budget), a window's count stays counted (a new period takes effect when the current window
-	 * ends), a log keeps its entries.
+	 * going down and up again never gives a second budget), a window's count stays counted (a new period
+	 * takes effect when the current window ends), a log keeps its entries.
 	 * @param limit the new limit, of this state's algorithm
 	 * @param nowNanos the current time (epoch nanoseconds)
 	 * @return the successor; {@code null} when this state was retired already (ask the store again)

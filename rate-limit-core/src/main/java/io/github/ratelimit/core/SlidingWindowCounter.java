@@ -37,7 +37,7 @@ final class SlidingWindowCounter implements LimiterState {
 	 * Creates empty counters.
 	 * @param limit the limit it enforces
 	 */
-	public SlidingWindowCounter(Limit limit) {
+	SlidingWindowCounter(Limit limit) {
 		this.limit = limit;
 		this.period = limit.period().toNanos();
 	}

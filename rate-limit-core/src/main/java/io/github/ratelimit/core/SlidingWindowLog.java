@@ -38,7 +38,7 @@ final class SlidingWindowLog implements LimiterState {
 	 * Creates an empty log.
 	 * @param limit the limit it enforces
 	 */
-	public SlidingWindowLog(Limit limit) {
+	SlidingWindowLog(Limit limit) {
 		this.limit = limit;
 		this.period = limit.period().toNanos();
 		this.log = new long[(int) Math.min(8, limit.limit())];

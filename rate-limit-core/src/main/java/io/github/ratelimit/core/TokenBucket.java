@@ -26,7 +26,7 @@ final class TokenBucket extends GcraState {
 	 * Creates a full bucket.
 	 * @param limit the limit it enforces
 	 */
-	public TokenBucket(Limit limit) {
+	TokenBucket(Limit limit) {
 		super(limit);
 	}
 

@@ -426,7 +426,7 @@ class CaffeineRateLimitStoreTests {
 
 	@Test
 	void aReaderWithAStaleClockNeverShortensTheExpiry() {
-		var expiry = new CaffeineRateLimitStore.IdleUntilFresh();
+		var expiry = new IdleUntilFresh();
 		var key = "alice";
 		var state = this.limit.newState();
 		long idle = this.limit.idleNanosUntilFresh() + 1_000_000_000L;

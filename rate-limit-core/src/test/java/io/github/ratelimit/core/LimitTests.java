@@ -57,7 +57,8 @@ class LimitTests {
 		assertThat(Algorithm.fromId("token-bucket")).isEqualTo(Algorithm.TOKEN_BUCKET);
 		assertThat(Algorithm.fromId("TOKEN_BUCKET")).isEqualTo(Algorithm.TOKEN_BUCKET);
 		assertThatIllegalArgumentException().isThrownBy(() -> Algorithm.fromId("magic"))
-			.withMessage("Unknown algorithm 'magic'; supported: token-bucket, fixed-window, sliding-window-log, sliding-window-counter, leaky-bucket, concurrency");
+			.withMessage("Unknown algorithm 'magic'; supported: token-bucket, fixed-window, sliding-window-log, "
+					+ "sliding-window-counter, leaky-bucket, concurrency");
 	}
 
 	@Test

@@ -20,12 +20,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
-import io.github.ratelimit.core.BareState;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.Receipt;
+import io.github.ratelimit.testsupport.BareState;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;

@@ -55,7 +55,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * @param policies the named policies
 	 * @param keyResolvers builds the keys of inline limits
 	 */
-	public AnnotatedEndpoints(Supplier<List<HandlerMapping>> handlerMappings, RateLimitPolicies policies,
+	AnnotatedEndpoints(Supplier<List<HandlerMapping>> handlerMappings, RateLimitPolicies policies,
 			KeyResolvers keyResolvers) {
 		this.handlerMappings = handlerMappings;
 		this.policies = policies;
@@ -88,7 +88,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * @param handler the handler Spring MVC dispatches a request to, or {@code null}
 	 * @return the policies; empty when the handler is not an annotated handler method
 	 */
-	public List<RateLimitPolicy> policiesFor(@Nullable Object handler) {
+	List<RateLimitPolicy> policiesFor(@Nullable Object handler) {
 		if (handler instanceof HandlerMethod handlerMethod) {
 			return this.byMethod.getOrDefault(handlerMethod.getMethod(), List.of());
 		}
@@ -99,7 +99,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * Returns whether any handler is annotated.
 	 * @return {@code true} once some annotated handler has been found
 	 */
-	public boolean any() {
+	boolean any() {
 		return !this.byMethod.isEmpty();
 	}
 
@@ -107,7 +107,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * Returns whether some annotated policy counts only some responses.
 	 * @return {@code true} when a request may be counted once its response is known
 	 */
-	public boolean countsLater() {
+	boolean countsLater() {
 		return this.countsLater;
 	}
 
@@ -115,7 +115,7 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * Returns every annotated handler method with its policies.
 	 * @return method descriptions mapped to policies
 	 */
-	public Map<String, List<RateLimitPolicy>> endpoints() {
+	Map<String, List<RateLimitPolicy>> endpoints() {
 		return this.byMethod.entrySet()
 			.stream()
 			.collect(Collectors.toMap((entry) -> describe(entry.getKey().getDeclaringClass(), entry.getKey()),

@@ -67,7 +67,7 @@ final class KeyResolvers {
 	 * @param clientIpResolver finds the client IP, for {@code ip} keys and fallbacks
 	 * @param beanFactory looks up {@code @beanName} resolvers; {@code null} refuses them
 	 */
-	public KeyResolvers(ClientIpResolver clientIpResolver, @Nullable BeanFactory beanFactory) {
+	KeyResolvers(ClientIpResolver clientIpResolver, @Nullable BeanFactory beanFactory) {
 		this.clientIpResolver = clientIpResolver;
 		this.beanFactory = beanFactory;
 		this.expressions = new KeyExpressions(clientIpResolver, this);
@@ -80,7 +80,7 @@ final class KeyResolvers {
 	 * @return a resolver whose result is never {@code null}
 	 * @throws RateLimitConfigurationException when the setting cannot work
 	 */
-	public KeyResolver forSpec(String spec, String origin) {
+	KeyResolver forSpec(String spec, String origin) {
 		String trimmed = spec.trim();
 		if (trimmed.isEmpty() || trimmed.equals("ip")) {
 			return (request) -> "ip:" + this.clientIpResolver.resolve(request);

@@ -19,10 +19,10 @@ import io.github.ratelimit.web.DecisionRecorder;
 final class MicrometerDecisionRecorder implements DecisionRecorder {
 
 	/** The decision counter. */
-	public static final String DECISIONS = "ratelimit.decisions";
+	static final String DECISIONS = "ratelimit.decisions";
 
 	/** The store latency timer. */
-	public static final String STORE_LATENCY = "ratelimit.store.latency";
+	static final String STORE_LATENCY = "ratelimit.store.latency";
 
 	private final MeterRegistry registry;
 
@@ -34,7 +34,7 @@ final class MicrometerDecisionRecorder implements DecisionRecorder {
 	 * Creates a recorder.
 	 * @param registry where meters go
 	 */
-	public MicrometerDecisionRecorder(MeterRegistry registry) {
+	MicrometerDecisionRecorder(MeterRegistry registry) {
 		this.registry = registry;
 		this.storeLatency = Timer.builder(STORE_LATENCY)
 			.description("Time the rate limit store took to decide")

@@ -18,7 +18,7 @@ import org.springframework.web.util.pattern.PathPattern;
  */
 record PathRule(PathPattern pattern, Set<String> methods, List<RateLimitPolicy> policies) {
 
-	public PathRule {
+	PathRule {
 		if (methods.contains("GET") && !methods.contains("HEAD")) {
 			Set<String> withHead = new HashSet<>(methods);
 			withHead.add("HEAD");

@@ -18,7 +18,7 @@ import io.github.ratelimit.core.RateLimitConfigurationException;
 final class RateLimitExemptions {
 
 	/** Exempts nobody. */
-	public static final RateLimitExemptions NONE = new RateLimitExemptions(List.of(), null, null);
+	static final RateLimitExemptions NONE = new RateLimitExemptions(List.of(), null, null);
 
 	private final List<IpAddressRange> ips;
 
@@ -43,7 +43,7 @@ final class RateLimitExemptions {
 	 * @return the exemptions
 	 * @throws RateLimitConfigurationException when the condition does not parse
 	 */
-	public static RateLimitExemptions of(List<IpAddressRange> ips, @Nullable String when, KeyResolvers keyResolvers,
+	static RateLimitExemptions of(List<IpAddressRange> ips, @Nullable String when, KeyResolvers keyResolvers,
 			ClientIpResolver clientIpResolver, String whenOrigin) {
 		RequestCondition condition = (when != null && !when.isBlank()) ? keyResolvers.condition(when, whenOrigin)
 				: null;
@@ -59,7 +59,7 @@ final class RateLimitExemptions {
 	 * @return {@code true} when its client IP is exempt or the condition holds
 	 * @throws UnreadableRequestException when the condition throws
 	 */
-	public boolean isExempt(HttpServletRequest request) {
+	boolean isExempt(HttpServletRequest request) {
 		if (!this.ips.isEmpty() && this.clientIpResolver != null) {
 			// The connection's peer as Tomcat writes it (127.0.0.1): compared as bits, not parsed.
 			long ipv4 = this.clientIpResolver.quickIpv4(request);

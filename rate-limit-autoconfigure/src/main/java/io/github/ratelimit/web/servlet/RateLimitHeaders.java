@@ -68,7 +68,7 @@ final class RateLimitHeaders {
 	 * Creates a writer.
 	 * @param style which headers to write
 	 */
-	public RateLimitHeaders(HeaderStyle style) {
+	RateLimitHeaders(HeaderStyle style) {
 		this(List.of(style));
 	}
 
@@ -76,7 +76,7 @@ final class RateLimitHeaders {
 	 * Creates a writer of several styles.
 	 * @param styles which headers to write, e.g. {@code [LEGACY, DRAFT_6]}
 	 */
-	public RateLimitHeaders(Collection<HeaderStyle> styles) {
+	RateLimitHeaders(Collection<HeaderStyle> styles) {
 		this.legacy = styles.stream().anyMatch(RateLimitHeaders::legacy);
 		this.ietf = styles.stream().anyMatch(RateLimitHeaders::ietf);
 		this.draft6 = styles.stream().anyMatch(RateLimitHeaders::draft6);
@@ -110,7 +110,7 @@ final class RateLimitHeaders {
 	 * @param result what the limits decided
 	 * @param response the response, not yet committed
 	 */
-	public void write(RequestDecision result, HttpServletResponse response) {
+	void write(RequestDecision result, HttpServletResponse response) {
 		if (!result.isAllowed()) {
 			response.setHeader(RETRY_AFTER, text(result.retryAfterSeconds()));
 		}

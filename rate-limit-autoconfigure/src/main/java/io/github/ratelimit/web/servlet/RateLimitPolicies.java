@@ -38,7 +38,7 @@ final class RateLimitPolicies {
 	 * Creates the registry.
 	 * @param policies the policies, by name
 	 */
-	public RateLimitPolicies(Map<String, RateLimitPolicy> policies) {
+	RateLimitPolicies(Map<String, RateLimitPolicy> policies) {
 		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(policies));
 	}
 
@@ -47,7 +47,7 @@ final class RateLimitPolicies {
 	 * @param name its name
 	 * @return the policy, or {@code null} when none has that name
 	 */
-	public @Nullable RateLimitPolicy get(String name) {
+	@Nullable RateLimitPolicy get(String name) {
 		return this.byName.get(name);
 	}
 
@@ -55,7 +55,7 @@ final class RateLimitPolicies {
 	 * Returns the policy names, in configuration order.
 	 * @return the names
 	 */
-	public Set<String> names() {
+	Set<String> names() {
 		return this.byName.keySet();
 	}
 
@@ -63,7 +63,7 @@ final class RateLimitPolicies {
 	 * Returns the policies, in configuration order.
 	 * @return the policies
 	 */
-	public Collection<RateLimitPolicy> all() {
+	Collection<RateLimitPolicy> all() {
 		return this.byName.values();
 	}
 
@@ -73,7 +73,7 @@ final class RateLimitPolicies {
 	 * whenever they change.
 	 * @param overrides the shared store
 	 */
-	public void shareThrough(SharedPolicyOverrides overrides) {
+	void shareThrough(SharedPolicyOverrides overrides) {
 		this.shared = overrides;
 		overrides.listenToOverrides(this::applyShared);
 	}
@@ -87,7 +87,7 @@ final class RateLimitPolicies {
 	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
 	 * @throws IllegalStateException when the shared store did not take the change; nothing changed here
 	 */
-	public @Nullable RateLimitPolicy change(String name, RateLimitPolicy.Change change) {
+	@Nullable RateLimitPolicy change(String name, RateLimitPolicy.Change change) {
 		RateLimitPolicy policy = get(name);
 		if (policy == null) {
 			return null;
@@ -106,7 +106,7 @@ final class RateLimitPolicies {
 	 * @return the policy, or {@code null} when there is no such policy
 	 * @throws IllegalStateException when the shared store did not take the change; nothing changed here
 	 */
-	public @Nullable RateLimitPolicy restore(String name) {
+	@Nullable RateLimitPolicy restore(String name) {
 		RateLimitPolicy policy = get(name);
 		if (policy == null) {
 			return null;
@@ -190,7 +190,7 @@ final class RateLimitPolicies {
 	 * @param plans the configured plans
 	 * @return {@code true} when applied (or nothing changed), {@code false} when refused
 	 */
-	public synchronized boolean reconfigure(String name, @Nullable Long limit, @Nullable Duration period,
+	synchronized boolean reconfigure(String name, @Nullable Long limit, @Nullable Duration period,
 			@Nullable Long burst, Map<String, RateLimitPolicy.Plan> plans) {
 		RateLimitPolicy policy = get(name);
 		if (policy == null) {

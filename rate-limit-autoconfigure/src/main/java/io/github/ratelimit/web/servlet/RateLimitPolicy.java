@@ -92,7 +92,7 @@ final class RateLimitPolicy {
 	 * @return the policy
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
-	public static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
+	static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
 		if (!definition.name().chars().allMatch((c) -> c >= 0x20 && c <= 0x7E)) {
 			// The RateLimit headers carry the name as a structured-field string, printable ASCII only: another
 			// character would be sent as '?', so the headers would not name the policy the 429's body names.
@@ -136,7 +136,7 @@ final class RateLimitPolicy {
 	 * @param origin where the cost comes from, for the error message
 	 * @return the policy
 	 */
-	public RateLimitPolicy withCost(long cost, String origin) {
+	RateLimitPolicy withCost(long cost, String origin) {
 		long burst = this.limits.smallestBurst();
 		if (cost <= 0 || cost > burst) {
 			throw new RateLimitConfigurationException(origin, "cost must be between 1 and the burst (" + burst
@@ -163,7 +163,7 @@ final class RateLimitPolicy {
 	 * @return the policy
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
-	public RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
+	RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
 			String originPrefix) {
 		KeyResolver planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
 		this.limits.configurePlans(plans);
@@ -182,7 +182,7 @@ final class RateLimitPolicy {
 	 * @return the policy
 	 * @throws RateLimitConfigurationException when the expression does not parse
 	 */
-	public RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
+	RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
 		RequestCondition exemptWhen = keyResolvers.condition(condition, origin);
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, exemptWhen,
 				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow,
@@ -195,7 +195,7 @@ final class RateLimitPolicy {
 	 * @return {@code true} when the policy's exemption holds for it
 	 * @throws UnreadableRequestException when the expression throws (a shadow policy takes it as not exempt)
 	 */
-	public boolean isExempt(HttpServletRequest request) {
+	boolean isExempt(HttpServletRequest request) {
 		try {
 			return this.exemptWhen != null && this.exemptWhen.test(request);
 		}
@@ -234,7 +234,7 @@ final class RateLimitPolicy {
 	 * @return the policy to decide the request with
 	 * @throws UnreadableRequestException when the plan cannot be told (a shadow policy takes its own limit)
 	 */
-	public RateLimitPolicy inForceFor(HttpServletRequest request) {
+	RateLimitPolicy inForceFor(HttpServletRequest request) {
 		Map<String, Limit> plans = this.limits.inForce().plans();
 		if (this.planResolver == null || plans.isEmpty()) {
 			return this;
@@ -263,7 +263,7 @@ final class RateLimitPolicy {
 	 * @return a description of what was in force before, for logs
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
-	public String change(Change change) {
+	String change(Change change) {
 		return describe(this.limits.change(change));
 	}
 
@@ -271,7 +271,7 @@ final class RateLimitPolicy {
 	 * Returns this policy to its configured values.
 	 * @return a description of what was in force before, for logs
 	 */
-	public String restore() {
+	String restore() {
 		return describe(this.limits.restore());
 	}
 
@@ -316,7 +316,7 @@ final class RateLimitPolicy {
 	 * Returns whether the values in force were changed at run time.
 	 * @return {@code true} after a {@link #change}, until {@link #restore}
 	 */
-	public boolean isOverridden() {
+	boolean isOverridden() {
 		return this.limits.isOverridden();
 	}
 
@@ -324,7 +324,7 @@ final class RateLimitPolicy {
 	 * Returns the plans' limits in force.
 	 * @return the limits by plan name; empty without plans
 	 */
-	public Map<String, Limit> plans() {
+	Map<String, Limit> plans() {
 		return this.limits.inForce().plans();
 	}
 
@@ -332,7 +332,7 @@ final class RateLimitPolicy {
 	 * Describes the values in force, for logs.
 	 * @return e.g. {@code token-bucket(limit=2, period=PT1M, burst=2) plans={pro=...}}
 	 */
-	public String describeInForce() {
+	String describeInForce() {
 		return describe(this.limits.inForce());
 	}
 
@@ -352,7 +352,7 @@ final class RateLimitPolicy {
 	 * Returns this policy in shadow mode: decided, counted and logged, never enforced.
 	 * @return the policy
 	 */
-	public RateLimitPolicy inShadow() {
+	RateLimitPolicy inShadow() {
 		if (this.shadow) {
 			return this;
 		}
@@ -377,7 +377,7 @@ final class RateLimitPolicy {
 	 * @return which budget it spends, and how much
 	 * @throws UnreadableRequestException when the key cannot be read (a shadow policy takes the client IP's)
 	 */
-	public Acquisition acquisition(HttpServletRequest request) {
+	Acquisition acquisition(HttpServletRequest request) {
 		String key;
 		try {
 			key = this.keyResolver.resolve(request);
@@ -396,7 +396,7 @@ final class RateLimitPolicy {
 	 * Returns the identity of the budget: a policy name, or an annotated endpoint.
 	 * @return the id
 	 */
-	public String id() {
+	String id() {
 		return this.id;
 	}
 
@@ -404,7 +404,7 @@ final class RateLimitPolicy {
 	 * Returns the name shown in headers and problem responses.
 	 * @return the name
 	 */
-	public String name() {
+	String name() {
 		return this.name;
 	}
 
@@ -412,7 +412,7 @@ final class RateLimitPolicy {
 	 * Returns the budget's limit: the policy's own in force (see {@link #inForceFor} for a request's plan).
 	 * @return the limit
 	 */
-	public Limit limit() {
+	Limit limit() {
 		return (this.limit != null) ? this.limit : this.limits.inForce().limit();
 	}
 
@@ -420,7 +420,7 @@ final class RateLimitPolicy {
 	 * Returns the key setting, e.g. {@code ip}.
 	 * @return the key setting
 	 */
-	public String keySpec() {
+	String keySpec() {
 		return this.keySpec;
 	}
 
@@ -428,7 +428,7 @@ final class RateLimitPolicy {
 	 * Returns the tokens a request takes.
 	 * @return the cost
 	 */
-	public long cost() {
+	long cost() {
 		return this.cost;
 	}
 
@@ -436,7 +436,7 @@ final class RateLimitPolicy {
 	 * Returns how long a request may wait for its turn; zero rejects at once.
 	 * @return nanoseconds
 	 */
-	public long maxDelayNanos() {
+	long maxDelayNanos() {
 		return this.maxDelayNanos;
 	}
 
@@ -453,7 +453,7 @@ final class RateLimitPolicy {
 	 * Returns which requests spend the budget.
 	 * @return all, failures or successes
 	 */
-	public CountMode count() {
+	CountMode count() {
 		return this.count;
 	}
 
@@ -461,7 +461,7 @@ final class RateLimitPolicy {
 	 * Returns whether the policy only observes (shadow mode).
 	 * @return {@code true} when it never rejects nor delays
 	 */
-	public boolean shadow() {
+	boolean shadow() {
 		return this.shadow;
 	}
 

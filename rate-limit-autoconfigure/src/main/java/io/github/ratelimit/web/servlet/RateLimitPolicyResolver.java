@@ -39,7 +39,7 @@ final class RateLimitPolicyResolver {
 	 * @param rules the path rules, in configuration order
 	 * @param annotatedEndpoints the annotated handlers
 	 */
-	public RateLimitPolicyResolver(List<PathRule> rules, AnnotatedEndpoints annotatedEndpoints) {
+	RateLimitPolicyResolver(List<PathRule> rules, AnnotatedEndpoints annotatedEndpoints) {
 		this.rules = List.copyOf(rules);
 		this.annotatedEndpoints = annotatedEndpoints;
 		this.countsLater = this.rules.stream()
@@ -60,7 +60,7 @@ final class RateLimitPolicyResolver {
 	 * Returns the path rules.
 	 * @return the rules, in configuration order
 	 */
-	public List<PathRule> rules() {
+	List<PathRule> rules() {
 		return this.rules;
 	}
 
@@ -68,7 +68,7 @@ final class RateLimitPolicyResolver {
 	 * Returns whether any policy applies to any request: some rule, or some annotated handler.
 	 * @return {@code false} when nothing is limited
 	 */
-	public boolean limitsAnything() {
+	boolean limitsAnything() {
 		return !this.rules.isEmpty() || this.annotatedEndpoints.any();
 	}
 
@@ -77,7 +77,7 @@ final class RateLimitPolicyResolver {
 	 * {@code successes}).
 	 * @return {@code true} when a request may be counted once its response is known
 	 */
-	public boolean mayCountLater() {
+	boolean mayCountLater() {
 		return this.countsLater || this.annotatedEndpoints.countsLater();
 	}
 
@@ -86,7 +86,7 @@ final class RateLimitPolicyResolver {
 	 * to be decided before the rest of the filter chain.
 	 * @return {@code true} when a rule may count a request once its response is known
 	 */
-	public boolean rulesMayCountLater() {
+	boolean rulesMayCountLater() {
 		return this.countsLater;
 	}
 
@@ -96,7 +96,7 @@ final class RateLimitPolicyResolver {
 	 * @param handler the handler Spring MVC found for it; {@code null} when none (path rules only)
 	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
 	 */
-	public List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
+	List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
 		if (isBrowsersPreflight(request)) {
 			return List.of();
 		}

@@ -68,7 +68,7 @@ final class RequestLimiter {
 	 * @param rejectionLog logs rejections
 	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
 	 */
-	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+	RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly) {
 		this(store, recorder, rejectionLog, shadowOnly, 100);
 	}
@@ -81,7 +81,7 @@ final class RequestLimiter {
 	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
 	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
 	 */
-	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+	RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly, int maxWaiting) {
 		this(store, recorder, rejectionLog, shadowOnly, maxWaiting, RateLimitExemptions.NONE);
 	}
@@ -95,7 +95,7 @@ final class RequestLimiter {
 	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
 	 * @param exemptions the requests no policy limits
 	 */
-	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+	RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly, int maxWaiting, RateLimitExemptions exemptions) {
 		this.exemptions = exemptions;
 		if (maxWaiting <= 0) {

@@ -175,7 +175,7 @@ class CoalescingTests {
 			int at = 0;
 			for (List<Acquisition> request : requests) {
 				if (reply.get(at) >= 0) {
-					Decision decision = RedisRateLimitStore.compactDecision(request.get(0), reply.get(at));
+					Decision decision = ReplyPart.compactDecision(request.get(0), reply.get(at));
 					decided.add((decision.isAllowed() ? "allowed " : "rejected ") + decision.remaining());
 					forms.add("compact");
 					at++;
@@ -221,9 +221,9 @@ class CoalescingTests {
 			List<Long> reply = runner.run(LuaScripts.load().forAcquisitions(List.of(one)), keys,
 					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
 			assertThat(reply).hasSize(4);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
 			assertThat(reply.get(1)).isEqualTo(-1L);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
 		}
 		assertThat(redis.commands().exists("rate-limit:{d:a}", "rate-limit:{d:b}", "rate-limit:{d:c}")).isEqualTo(2L);
 		assertThat(redis.commands().exists("rate-limit:{d:b}")).isZero();
@@ -253,10 +253,10 @@ class CoalescingTests {
 			List<Long> reply = runner.run(script, keys, args.toArray(new byte[0][]),
 					System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
 			assertThat(reply).hasSize(5);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
 			assertThat(reply.get(1)).isEqualTo(-1L);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(3)).remaining()).isEqualTo(3);
+			assertThat(ReplyPart.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(3)).remaining()).isEqualTo(3);
 		}
 		assertThat(redis.commands().exists("rate-limit:{l:b}")).isZero();
 		assertThat(redis.commands().exists("rate-limit:{l:a}", "rate-limit:{l:c}")).isEqualTo(2L);

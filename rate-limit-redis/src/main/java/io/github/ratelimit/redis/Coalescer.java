@@ -81,12 +81,6 @@ final class Coalescer {
 
 		private final AtomicBoolean counted = new AtomicBoolean();
 
-		final int size;
-
-		Batch(int size) {
-			this.size = size;
-		}
-
 		/**
 		 * Says whether the caller is the first of the batch to report its failure.
 		 * @return {@code true} once per batch
@@ -154,7 +148,7 @@ final class Coalescer {
 		}
 
 		private void dispatch(List<Pending> requests) {
-			Batch batch = new Batch(requests.size());
+			Batch batch = new Batch();
 			requests.forEach((pending) -> pending.batch = batch);
 			CompletableFuture<List<Long>> reply;
 			try {

@@ -124,8 +124,8 @@ final class Fallback {
 						: Leases.NOWHERE;
 			}
 		}
-		List<Decision> decisions = new ArrayList<>(n);
 		if (op != ScriptOp.ACQUIRE) {
+			List<Decision> decisions = new ArrayList<>(n);
 			// A check or a release: the local store's budget, or the whole one (nothing was taken in Redis' stead).
 			for (int i = 0; i < n; i++) {
 				Acquisition acquisition = acquisitions.get(i);
@@ -137,35 +137,24 @@ final class Fallback {
 		// The local store's receipts, with its own marks: a give-back goes there.
 		List<Receipt> localReceipts = (!denied && !local.isEmpty()) ? this.localStore.admitAll(local) : List.of();
 		List<Receipt> receipts = new ArrayList<>(n);
-		int nextLocal = 0;
-		for (int i = 0; i < n; i++) {
+		for (int i = 0, nextLocal = 0; i < n; i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			Limit limit = acquisition.limit();
-			Receipt receipt;
-			if (modes[i] == OnFailure.DENY) {
-				receipt = new Receipt(acquisition,
-						Decision.rejected(limit.limit(), 0, DENY_RETRY_AFTER_NANOS, DENY_RETRY_AFTER_NANOS), Receipt.NO_MARK,
-						Receipt.Place.NOWHERE);
+			Receipt theirs = (modes[i] == OnFailure.LOCAL && !denied) ? localReceipts.get(nextLocal++) : null;
+			Receipt.Place place = (theirs != null && theirs.place() == Receipt.Place.STORE) ? Receipt.Place.LOCAL
+					: Receipt.Place.NOWHERE;
+			// Refused; the local store's; allowed without a store; or, in a request another limit refuses, left as it was.
+			Decision decision = (modes[i] == OnFailure.DENY)
+					? Decision.rejected(limit.limit(), 0, DENY_RETRY_AFTER_NANOS, DENY_RETRY_AFTER_NANOS)
+					: (theirs != null) ? theirs.decision()
+							: denied ? whole(acquisition) : Decision.allowed(limit.limit(), limit.burst() - acquisition.cost(), 0);
+			receipts.add(new Receipt(acquisition, decision, (theirs != null) ? theirs.mark() : Receipt.NO_MARK, place));
+			if (place == Receipt.Place.LOCAL) {
+				// Redis never sees what it spent (see mirrored).
+				this.decidedLocally.put(localKey(acquisition), limit);
 			}
-			else if (modes[i] == OnFailure.LOCAL && !denied) {
-				Receipt theirs = localReceipts.get(nextLocal++);
-				receipt = new Receipt(acquisition, theirs.decision(), theirs.mark(),
-						(theirs.place() == Receipt.Place.STORE) ? Receipt.Place.LOCAL : Receipt.Place.NOWHERE);
-				if (receipt.place() == Receipt.Place.LOCAL) {
-					// Redis never sees what it spent (see mirrored).
-					this.decidedLocally.put(localKey(acquisition), limit);
-				}
-			}
-			else {
-				// Allowed without a store; or, in a request another limit refuses, left as it was.
-				Decision decision = denied ? whole(acquisition)
-						: Decision.allowed(limit.limit(), limit.burst() - acquisition.cost(), 0);
-				receipt = new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE);
-			}
-			receipts.add(receipt);
-			decisions.add(receipt.decision());
 		}
-		return new Outcome(decisions, 0, receipts);
+		return new Outcome(receipts.stream().map(Receipt::decision).toList(), 0, receipts);
 	}
 
 	/**

@@ -42,11 +42,7 @@ final class GiveBacks {
 	private final Coalescer coalescer;
 
 	private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
-			new ArrayBlockingQueue<>(4096), (runnable) -> {
-				Thread thread = new Thread(runnable, "rate-limit-redis-give-back");
-				thread.setDaemon(true);
-				return thread;
-			});
+			new ArrayBlockingQueue<>(4096), (runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-give-back"));
 
 	private final LongAdder lost = new LongAdder();
 
@@ -95,7 +91,7 @@ final class GiveBacks {
 		}
 		else {
 			// A call of its own: its failure counts.
-			pending.batch = new Coalescer.Batch(1);
+			pending.batch = new Coalescer.Batch();
 			send(this.codec.giveBacks(List.of(pending))).whenComplete((reply, failure) -> {
 				if (failure != null) {
 					pending.reply.completeExceptionally(failure);

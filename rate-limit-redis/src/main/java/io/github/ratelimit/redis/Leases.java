@@ -89,11 +89,8 @@ final class Leases {
 
 	private final long timeoutNanos;
 
-	private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-		Thread thread = new Thread(runnable, "rate-limit-redis-lease-refresh");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final ScheduledExecutorService refresher = Executors
+		.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-lease-refresh"));
 
 	Leases(RedisSettings settings, ScriptCodec codec, RedisNodes nodes) {
 		this.codec = codec;

@@ -7,11 +7,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -32,11 +30,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private final LettuceConnectionFactory factory;
 
-	private final ExecutorService connector = Executors.newSingleThreadExecutor((runnable) -> {
-		Thread thread = new Thread(runnable, "rate-limit-redis-connect");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final ExecutorService connector = Executors
+		.newSingleThreadExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-connect"));
 
 	private final AtomicReference<@Nullable CompletableFuture<Connection>> connection = new AtomicReference<>();
 
@@ -48,17 +43,17 @@ final class LettuceScriptRunner implements ScriptRunner {
 	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
 			@Nullable Consumer<List<Long>> lateReply) throws Exception {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
-		RedisFuture<Object> reply = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
 		try {
-			return ScriptRunner.integers(await(reply, deadline, lateReply));
+			return ScriptRunner.await(commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture(),
+					deadline, lateReply);
 		}
-		catch (ExecutionException ex) {
+		catch (Exception ex) {
 			if (!ScriptRunner.isNoScript(ex)) {
 				throw ex;
 			}
 			// EVAL runs the script and caches it, so the next EVALSHA finds it.
-			return ScriptRunner.integers(
-					await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline, lateReply));
+			return ScriptRunner.await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args).toCompletableFuture(),
+					deadline, lateReply);
 		}
 	}
 
@@ -124,37 +119,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 			}
 		}
 		return null;
-	}
-
-	private static Object await(RedisFuture<Object> reply, long deadline, @Nullable Consumer<List<Long>> lateReply)
-			throws Exception {
-		try {
-			return reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException | InterruptedException ex) {
-			if (lateReply != null) {
-				// Not cancelled: a command Redis runs later must be seen (its script deadline makes it change
-				// nothing, or its reply shows what to give back).
-				reply.whenComplete((value, failure) -> {
-					if (failure == null) {
-						try {
-							lateReply.accept(ScriptRunner.integers(value));
-						}
-						catch (RuntimeException ignored) {
-							// an odd reply: nothing to give back
-						}
-					}
-				});
-			}
-			else {
-				// A cancelled command that is still queued (Redis away) is never sent.
-				reply.cancel(false);
-			}
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
-			}
-			throw ex;
-		}
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline) throws Exception {

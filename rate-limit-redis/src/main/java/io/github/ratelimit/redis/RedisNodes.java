@@ -152,7 +152,7 @@ final class RedisNodes {
 			return this.errors.sum();
 		}
 		RedisNode found = this.defaultNode.name().equals(name) ? this.defaultNode : this.nodes.get(name);
-		return (found != null) ? found.errors() : 0;
+		return (found != null) ? found.errors().sum() : 0;
 	}
 
 	/** Counts a failed call that names no node (a read, a reset). */
@@ -163,7 +163,7 @@ final class RedisNodes {
 	/** Counts a failure of a call to a node: once per call, not for its breaker (see {@link #onError}). */
 	void countError(RedisNode node) {
 		this.errors.increment();
-		node.countError();
+		node.errors().increment();
 	}
 
 	void onAnswer(RedisNode node) {

@@ -102,46 +102,33 @@ final class ScriptCodec {
 		if (isOneBucketShape(requests)) {
 			return oneBucketShape(requests);
 		}
-		List<Acquisition> all = new ArrayList<>();
-		List<Limit> limits = new ArrayList<>(4);
-		// Per distinct shape: its limit's index, cost and maximum wait (us), 3 longs each.
-		long[] shapes = new long[12];
-		int shapeCount = 0;
-		int keyCount = 0;
-		int[] shapeOf = new int[16];
+		int count = 0;
 		for (Coalescer.Pending pending : requests) {
-			keyCount += pending.keys.length;
+			count += pending.keys.length;
+		}
+		List<Acquisition> all = new ArrayList<>(count);
+		List<Limit> limits = new ArrayList<>(4);
+		// Per distinct shape (limit, cost and maximum wait), its first acquisition.
+		List<Acquisition> shapes = new ArrayList<>(4);
+		int[] shapeOf = new int[count];
+		for (Coalescer.Pending pending : requests) {
 			for (Acquisition acquisition : pending.acquisitions) {
-				int limit = indexOf(limits, acquisition.limit());
-				if (limit < 0) {
-					limit = limits.size();
+				if (indexOf(limits, acquisition.limit()) < 0) {
 					limits.add(acquisition.limit());
 				}
-				long cost = acquisition.cost();
-				long maxWait = acquisition.maxWaitNanos() / 1000;
 				int shape = 0;
-				while (shape < shapeCount && (shapes[3 * shape] != limit || shapes[3 * shape + 1] != cost
-						|| shapes[3 * shape + 2] != maxWait)) {
+				while (shape < shapes.size() && !sameShape(shapes.get(shape), acquisition)) {
 					shape++;
 				}
-				if (shape == shapeCount) {
-					if (3 * shapeCount + 3 > shapes.length) {
-						shapes = Arrays.copyOf(shapes, 2 * shapes.length);
-					}
-					shapes[3 * shape] = limit;
-					shapes[3 * shape + 1] = cost;
-					shapes[3 * shape + 2] = maxWait;
-					shapeCount++;
-				}
-				if (all.size() == shapeOf.length) {
-					shapeOf = Arrays.copyOf(shapeOf, 2 * shapeOf.length);
+				if (shape == shapes.size()) {
+					shapes.add(acquisition);
 				}
 				shapeOf[all.size()] = shape;
 				all.add(acquisition);
 			}
 		}
-		byte[][] keys = new byte[keyCount][];
-		byte[][] args = new byte[6 + 5 * limits.size() + 3 * shapeCount + 2 * requests.size() + all.size()][];
+		byte[][] keys = new byte[count][];
+		byte[][] args = new byte[6 + 5 * limits.size() + 3 * shapes.size() + 2 * requests.size() + count][];
 		args[0] = this.clock.arg();
 		args[1] = BATCH;
 		args[2] = number(requests.size());
@@ -154,21 +141,19 @@ final class ScriptCodec {
 			System.arraycopy(encoded, 0, args, i, encoded.length);
 			i += encoded.length;
 		}
-		args[i++] = number(shapeCount);
-		for (int shape = 0; shape < 3 * shapeCount; shape += 3) {
-			args[i++] = number(shapes[shape] + 1);
-			args[i++] = number(shapes[shape + 1]);
-			args[i++] = number(shapes[shape + 2]);
+		args[i++] = number(shapes.size());
+		for (Acquisition shape : shapes) {
+			args[i++] = number(indexOf(limits, shape.limit()) + 1);
+			args[i++] = number(shape.cost());
+			args[i++] = number(shape.maxWaitNanos() / 1000);
 		}
 		int k = 0;
-		int a = 0;
 		for (Coalescer.Pending pending : requests) {
 			System.arraycopy(pending.keys, 0, keys, k, pending.keys.length);
-			k += pending.keys.length;
 			args[i++] = pending.deadlineArg;
 			args[i++] = number(pending.acquisitions.size());
 			for (int j = 0; j < pending.acquisitions.size(); j++) {
-				args[i++] = number(shapeOf[a++] + 1);
+				args[i++] = number(shapeOf[k++] + 1);
 			}
 		}
 		return new Call(this.scripts.forAcquisitions(all), keys, args);
@@ -186,17 +171,17 @@ final class ScriptCodec {
 			return false;
 		}
 		for (Coalescer.Pending pending : requests) {
-			if (pending.acquisitions.size() != 1) {
-				return false;
-			}
-			Acquisition acquisition = pending.acquisitions.get(0);
-			if ((acquisition.limit() != first.limit() && !acquisition.limit().equals(first.limit()))
-					|| acquisition.cost() != first.cost()
-					|| acquisition.maxWaitNanos() / 1000 != first.maxWaitNanos() / 1000) {
+			if (pending.acquisitions.size() != 1 || !sameShape(pending.acquisitions.get(0), first)) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/** Says whether two acquisitions have one shape: the same limit, cost and maximum wait (in microseconds). */
+	private static boolean sameShape(Acquisition one, Acquisition other) {
+		return (one.limit() == other.limit() || one.limit().equals(other.limit())) && one.cost() == other.cost()
+				&& one.maxWaitNanos() / 1000 == other.maxWaitNanos() / 1000;
 	}
 
 	/** Requests of one bucket shape: one key each, the plain format's arguments with the earliest deadline, then each one's. */

@@ -67,9 +67,7 @@ final class StartUp {
 				Limit.builder().limit(1).period(Duration.ofSeconds(1)).build(), "", 1));
 		byte[][] keys = codec.keys(probe);
 		ScriptCodec.Call call = codec.call(ScriptOp.PEEK, probe, keys, ScriptCodec.NO_DEADLINE, null);
-		Thread thread = new Thread(() -> check(runner, call, nodes), "rate-limit-redis-start-up-check");
-		thread.setDaemon(true);
-		thread.start();
+		ScriptRunner.daemon(() -> check(runner, call, nodes), "rate-limit-redis-start-up-check").start();
 	}
 
 	/**
@@ -213,10 +211,8 @@ final class StartUp {
 		};
 		List<Thread> threads = new ArrayList<>(WARM_UP_THREADS);
 		for (int i = 0; i < WARM_UP_THREADS; i++) {
-			Thread thread = new Thread(rounds, "rate-limit-redis-warm-up-" + i);
-			thread.setDaemon(true);
-			thread.start();
-			threads.add(thread);
+			threads.add(ScriptRunner.daemon(rounds, "rate-limit-redis-warm-up-" + i));
+			threads.get(i).start();
 		}
 		try {
 			for (Thread thread : threads) {

@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,11 +40,11 @@ final class Decider {
 
 	private final long timeoutNanos;
 
-	private final boolean coalescing;
+	/** Coalesces decisions, when on (Lettuce only: see {@link ScriptRunner#canSend()}). */
+	private final @Nullable Coalescer coalescer;
 
-	private final Coalescer coalescer;
-
-	private final LongAdder cachedRejections = new LongAdder();
+	/** Rejections answered from the rejection cache, without a call to Redis. */
+	final LongAdder cachedRejections = new LongAdder();
 
 	Decider(RedisSettings settings, ScriptRunner runner, ScriptCodec codec, RedisNodes nodes, Fallback fallback,
 			Leases leases, GiveBacks giveBacks, RejectionCache rejections) {
@@ -55,11 +56,10 @@ final class Decider {
 		this.giveBacks = giveBacks;
 		this.rejections = rejections;
 		this.timeoutNanos = settings.timeoutNanos();
-		this.coalescing = settings.coalescing;
-		this.coalescer = new Coalescer((requests) -> {
+		this.coalescer = !settings.coalescing ? null : new Coalescer((requests) -> {
 			ScriptCodec.Call call = codec.batch(requests);
 			return runner.send(call.script(), call.keys(), call.args());
-		}, this.timeoutNanos, Coalescer.MAX_IN_FLIGHT);
+		}, this.timeoutNanos);
 	}
 
 	long deadline() {
@@ -99,7 +99,7 @@ final class Decider {
 		// tokens taken anyway is given back. A late release or check is harmless.
 		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.deadline(node, deadline) : ServerClock.NONE;
 		// Never coalesced with a concurrency limit: each acquisition carries its own lease.
-		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescing && this.runner.canSend()
+		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescer != null && this.runner.canSend()
 				&& this.nodes.oneLane(keys);
 		ReplyPart reply = !node.breaker().tryPass() ? null
 				: coalesce ? coalesced(node, acquisitions, keys, serverDeadline, deadline)
@@ -138,7 +138,7 @@ final class Decider {
 			long serverDeadline, long deadline) {
 		// The deadline's argument is written here, on the caller's thread, not on the client's one that sends batches.
 		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline,
-				ScriptCodec.deadlineArg(serverDeadline));
+				ScriptCodec.deadlineArg(serverDeadline), Receipt.NO_MARK);
 		long sent = System.nanoTime();
 		this.coalescer.submit(this.nodes.lane(keys[0]), pending);
 		Exception failure;
@@ -183,14 +183,14 @@ final class Decider {
 			return Decision.allowed(limit.limit(), limit.limit(), 0, 0);
 		}
 		if (lease.where == Leases.LOCAL) {
-			return this.fallback.localStore().release(acquisition);
+			return this.fallback.localStore.release(acquisition);
 		}
 		return decide(one, ScriptOp.RELEASE, deadline, this.codec.keys(one), new Leases.Lease[] { lease }).first();
 	}
 
 	/** Says whether one call may decide all: one acquisition, Redis not a cluster, or keys of one slot. */
 	private boolean oneCall(List<Acquisition> acquisitions) {
-		return acquisitions.size() <= 1 || !this.nodes.clustered() || this.nodes.oneLane(this.codec.keys(acquisitions));
+		return acquisitions.size() <= 1 || !this.nodes.clustered || this.nodes.oneLane(this.codec.keys(acquisitions));
 	}
 
 	/**
@@ -261,18 +261,16 @@ final class Decider {
 			return receipt.holdsCost() ? release(acquisition, deadline) : null;
 		}
 		if (receipt.mirror() != null) {
-			this.fallback.localStore().giveBack(receipt.mirror());
+			this.fallback.localStore.giveBack(receipt.mirror());
 		}
 		if (receipt.place() == Receipt.Place.LOCAL) {
-			return receipt.holdsCost() ? this.fallback.localStore()
+			return receipt.holdsCost() ? this.fallback.localStore
 				.giveBack(new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE)) : null;
 		}
+		CompletableFuture<Long> inRedis = this.giveBacks.inRedis(receipt);
 		try {
 			if (await) {
-				this.giveBacks.inRedis(receipt).get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-			}
-			else {
-				this.giveBacks.inRedis(receipt);
+				inRedis.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
 			}
 		}
 		catch (InterruptedException ex) {

@@ -39,7 +39,8 @@ final class Fallback {
 	/** Whether the store or any limit falls back to the local store: then it is reset with the keys. */
 	private final boolean usesLocal;
 
-	private final RateLimitStore localStore;
+	/** The store of {@code on-failure: local}. */
+	final RateLimitStore localStore;
 
 	/**
 	 * The keys decided by the local store while Redis could not answer, each until its budget there would
@@ -52,7 +53,8 @@ final class Fallback {
 				Math.min(limit.idleNanosUntilFresh(), Long.MAX_VALUE / 4))))
 		.build();
 
-	private final LongAdder fallbacks = new LongAdder();
+	/** Decisions made by on-failure instead of Redis. */
+	final LongAdder fallbacks = new LongAdder();
 
 	Fallback(RedisSettings settings) {
 		this.onFailure = settings.onFailure;
@@ -72,14 +74,6 @@ final class Fallback {
 	private OnFailure onFailure(Acquisition acquisition) {
 		return this.onFailureByLimit.isEmpty() ? this.onFailure
 				: this.onFailureByLimit.getOrDefault(acquisition.limitId(), this.onFailure);
-	}
-
-	RateLimitStore localStore() {
-		return this.localStore;
-	}
-
-	long count() {
-		return this.fallbacks.sum();
 	}
 
 	/** Forgets a key (all keys, for {@code null}) in the local store, when any limit uses it. */

@@ -10,8 +10,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
@@ -25,8 +23,6 @@ import io.github.ratelimit.core.Receipt;
  */
 final class GiveBacks {
 
-	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
-
 	private final ScriptRunner runner;
 
 	private final ScriptCodec codec;
@@ -37,16 +33,17 @@ final class GiveBacks {
 
 	private final long timeoutNanos;
 
-	private final boolean coalescing;
-
-	private final Coalescer coalescer;
+	/** Coalesces give-backs as decisions are, on lanes of their own, when on. */
+	private final @Nullable Coalescer coalescer;
 
 	private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS,
 			new ArrayBlockingQueue<>(4096), (runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-give-back"));
 
-	private final LongAdder lost = new LongAdder();
+	/** Give-backs that did not reach Redis (a failed or late call, an open breaker): their attempts stay charged. */
+	final LongAdder lost = new LongAdder();
 
-	private final LongAdder lateReplies = new LongAdder();
+	/** Replies that came after their decision was made by on-failure, with tokens taken, and were given back. */
+	final LongAdder lateReplies = new LongAdder();
 
 	GiveBacks(RedisSettings settings, ScriptRunner runner, ScriptCodec codec, RedisNodes nodes, RejectionCache rejections) {
 		this.runner = runner;
@@ -54,9 +51,7 @@ final class GiveBacks {
 		this.nodes = nodes;
 		this.rejections = rejections;
 		this.timeoutNanos = settings.timeoutNanos();
-		this.coalescing = settings.coalescing;
-		this.coalescer = new Coalescer((requests) -> send(codec.giveBacks(requests)), this.timeoutNanos,
-				Coalescer.MAX_IN_FLIGHT);
+		this.coalescer = !settings.coalescing ? null : new Coalescer((requests) -> send(codec.giveBacks(requests)), this.timeoutNanos);
 	}
 
 	/**
@@ -79,30 +74,24 @@ final class GiveBacks {
 		RedisNode node = this.nodes.node(keys[0]);
 		if (!node.breaker().tryPass()) {
 			this.lost.increment();
-			logger.debug("Redis rate limit store did not give back " + new String(keys[0], StandardCharsets.UTF_8)
+			RedisRateLimitStore.logger.debug("Redis rate limit store did not give back " + new String(keys[0], StandardCharsets.UTF_8)
 					+ ": " + node.name() + " is failing; the attempt stays charged");
 			return CompletableFuture.completedFuture(-1L);
 		}
 		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, ServerClock.NONE, ScriptCodec.NO_DEADLINE,
 				receipt.mark());
 		long sent = System.nanoTime();
-		if (this.coalescing && this.runner.canSend()) {
+		CompletableFuture<ReplyPart> reply = pending.reply;
+		if (this.coalescer != null && this.runner.canSend()) {
 			this.coalescer.submit(this.nodes.lane(keys[0]), pending);
 		}
 		else {
 			// A call of its own: its failure counts.
 			pending.batch = new Coalescer.Batch();
-			send(this.codec.giveBacks(List.of(pending))).whenComplete((reply, failure) -> {
-				if (failure != null) {
-					pending.reply.completeExceptionally(failure);
-				}
-				else {
-					Coalescer.split(List.of(pending), reply);
-				}
-			});
+			reply = send(this.codec.giveBacks(List.of(pending))).thenApply(ReplyPart::of);
 		}
 		// Bounded as any call: a lost give-back is an error, the attempt stays charged.
-		return pending.reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS)
+		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS)
 			.handle((part, failure) -> givenBack(node, pending, sent, part, failure));
 	}
 
@@ -157,8 +146,8 @@ final class GiveBacks {
 			// reads its replies late must not have its decisions sent to on-failure for that.
 			this.nodes.countError(node);
 		}
-		if (logger.isDebugEnabled()) {
-			logger.debug("Redis rate limit store could not give back " + new String(pending.keys[0], StandardCharsets.UTF_8)
+		if (RedisRateLimitStore.logger.isDebugEnabled()) {
+			RedisRateLimitStore.logger.debug("Redis rate limit store could not give back " + new String(pending.keys[0], StandardCharsets.UTF_8)
 					+ " on " + node.name() + "; the attempt stays charged", cause);
 		}
 		return -1;
@@ -190,18 +179,10 @@ final class GiveBacks {
 		ScriptCodec.Call release = this.codec.call(ScriptOp.RELEASE, acquisitions, keys, ScriptCodec.NO_DEADLINE, leases);
 		send(release).whenComplete((done, failure) -> {
 			if (failure != null) {
-				logger.debug("Redis rate limit store could not give back tokens a late reply from " + node.name() + " took",
+				RedisRateLimitStore.logger.debug("Redis rate limit store could not give back tokens a late reply from " + node.name() + " took",
 						failure);
 			}
 		});
-	}
-
-	long lost() {
-		return this.lost.sum();
-	}
-
-	long lateReplies() {
-		return this.lateReplies.sum();
 	}
 
 	void close() {

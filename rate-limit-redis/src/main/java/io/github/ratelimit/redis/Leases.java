@@ -14,8 +14,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
@@ -36,8 +34,6 @@ final class Leases {
 	static final int LOCAL = 1;
 
 	static final int NOWHERE = 2;
-
-	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
 	private static final int REFRESH_BATCH = 256;
 
@@ -161,7 +157,7 @@ final class Leases {
 		}
 		catch (RuntimeException ex) {
 			// The scheduler must keep running: the next refresh tries again.
-			logger.debug("Redis rate limit store could not refresh its leases", ex);
+			RedisRateLimitStore.logger.debug("Redis rate limit store could not refresh its leases", ex);
 		}
 	}
 

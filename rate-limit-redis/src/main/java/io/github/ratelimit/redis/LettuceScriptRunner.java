@@ -64,17 +64,22 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public boolean canSend() {
+		return connected() != null;
+	}
+
+	/** The connection when it is open, else {@code null}. */
+	private @Nullable Connection connected() {
 		CompletableFuture<Connection> current = this.connection.get();
-		return current != null && current.isDone() && !current.isCompletedExceptionally();
+		return (current == null || !current.isDone() || current.isCompletedExceptionally()) ? null : current.getNow(null);
 	}
 
 	@Override
 	public @Nullable CompletableFuture<List<Long>> send(LuaScript script, byte[][] keys, byte[][] args) {
-		CompletableFuture<Connection> current = this.connection.get();
-		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+		Connection current = connected();
+		if (current == null) {
 			return null;
 		}
-		RedisClusterAsyncCommands<byte[], byte[]> commands = current.getNow(null).commands();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = current.commands();
 		CompletableFuture<List<Long>> result = new CompletableFuture<>();
 		commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).whenComplete((value, failure) -> {
 			if (failure == null) {
@@ -108,11 +113,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public @Nullable String node(byte[] key) {
-		CompletableFuture<Connection> current = this.connection.get();
-		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
-			return null;
-		}
-		if (current.getNow(null).commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+		Connection current = connected();
+		if (current != null && current.commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
 			RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
 			if (node != null && node.getUri() != null) {
 				return node.getUri().getHost() + ":" + node.getUri().getPort();

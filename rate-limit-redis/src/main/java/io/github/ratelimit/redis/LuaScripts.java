@@ -74,11 +74,7 @@ record LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, Lua
 
 	List<LuaScript> all() {
 		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
-		all.add(this.combined);
-		all.add(this.check);
-		all.add(this.giveBack);
-		all.add(this.leaseRefresh);
-		all.add(this.loneBucket);
+		all.addAll(List.of(this.combined, this.check, this.giveBack, this.leaseRefresh, this.loneBucket));
 		return all;
 	}
 

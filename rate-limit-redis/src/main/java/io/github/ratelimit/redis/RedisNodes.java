@@ -8,8 +8,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -25,15 +23,13 @@ final class RedisNodes {
 	static final String CREDENTIALS_ACTION = "set spring.data.redis.username and spring.data.redis.password "
 			+ "(or spring.data.redis.url) to a user that may run EVALSHA, EVAL and SCRIPT LOAD on the rate limiter's keys";
 
-	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
-
 	private static final int MAX_NODES = 1024;
 
 	private final ScriptRunner runner;
 
 	private final ScriptClock clock;
 
-	private final boolean clustered;
+	final boolean clustered;
 
 	private final int failureThreshold;
 
@@ -50,7 +46,8 @@ final class RedisNodes {
 
 	private final ThrottledLog answeredLog = new ThrottledLog(Duration.ofMinutes(1).toNanos(), System::nanoTime);
 
-	private final LongAdder errors = new LongAdder();
+	/** Failed calls: of every node, and those that name none (a read, a reset). */
+	final LongAdder errors = new LongAdder();
 
 	RedisNodes(RedisSettings settings, ScriptRunner runner, String onFailure) {
 		this.runner = runner;
@@ -116,10 +113,6 @@ final class RedisNodes {
 		return reply;
 	}
 
-	boolean clustered() {
-		return this.clustered;
-	}
-
 	/** A give-up time as a deadline in the node's time (see {@link ScriptClock#deadline}). */
 	long deadline(RedisNode node, long giveUpNanos) {
 		return this.clock.deadline(node, giveUpNanos);
@@ -155,11 +148,6 @@ final class RedisNodes {
 		return (found != null) ? found.errors().sum() : 0;
 	}
 
-	/** Counts a failed call that names no node (a read, a reset). */
-	void countError() {
-		this.errors.increment();
-	}
-
 	/** Counts a failure of a call to a node: once per call, not for its breaker (see {@link #onError}). */
 	void countError(RedisNode node) {
 		this.errors.increment();
@@ -169,7 +157,7 @@ final class RedisNodes {
 	void onAnswer(RedisNode node) {
 		long outage = node.breaker().onSuccess();
 		if (outage >= 0) {
-			logger.info("Redis rate limit store answers again on " + node.name() + " after "
+			RedisRateLimitStore.logger.info("Redis rate limit store answers again on " + node.name() + " after "
 					+ Duration.ofNanos(outage).toMillis() + " ms; deciding with Redis");
 		}
 	}
@@ -184,7 +172,7 @@ final class RedisNodes {
 		if (error.isCredentials()) {
 			long heldBack = this.answeredLog.tryLog(error.code());
 			if (heldBack >= 0) {
-				logger.error("Redis at " + node.name() + " refused the rate limiter (" + error.message() + "): "
+				RedisRateLimitStore.logger.error("Redis at " + node.name() + " refused the rate limiter (" + error.message() + "): "
 						+ CREDENTIALS_ACTION + heldBack(heldBack));
 			}
 		}
@@ -193,18 +181,18 @@ final class RedisNodes {
 			onAnswer(node);
 			long heldBack = error.isCredentials() ? -1 : this.answeredLog.tryLog(error.code());
 			if (heldBack >= 0) {
-				logger.warn("Redis at " + node.name() + " answered a rate limit call with an error (" + error.message()
+				RedisRateLimitStore.logger.warn("Redis at " + node.name() + " answered a rate limit call with an error (" + error.message()
 						+ "); that call was decided by on-failure=" + this.onFailure
 						+ " (Redis is up: the breaker stays closed)" + heldBack(heldBack));
 			}
 			return;
 		}
 		if (node.breaker().onFailure()) {
-			logger.warn("Redis rate limit store failed on " + node.name() + " (" + error.message() + "); deciding on-failure="
+			RedisRateLimitStore.logger.warn("Redis rate limit store failed on " + node.name() + " (" + error.message() + "); deciding on-failure="
 					+ this.onFailure + " for its keys without waiting for Redis until it answers again");
 		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("Redis rate limit store failed on " + node.name() + "; deciding on-failure=" + this.onFailure, ex);
+		else if (RedisRateLimitStore.logger.isDebugEnabled()) {
+			RedisRateLimitStore.logger.debug("Redis rate limit store failed on " + node.name() + "; deciding on-failure=" + this.onFailure, ex);
 		}
 	}
 

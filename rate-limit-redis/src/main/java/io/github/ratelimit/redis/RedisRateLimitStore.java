@@ -5,10 +5,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -114,40 +115,37 @@ import io.github.ratelimit.core.SharedPolicyOverrides;
  */
 public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOverrides, AutoCloseable {
 
+	/** The log of the store and its parts. */
+	static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
+
 	private static final LuaScript RESET = LuaScript.of("reset", "return { redis.call('DEL', KEYS[1]) }");
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final RedisKeys keys;
-
 	private final ScriptRunner runner;
 
-	private final ScriptCodec codec;
+	final ScriptCodec codec;
 
-	private final RedisNodes nodes;
+	final RedisNodes nodes;
 
-	private final Fallback fallback;
+	final Fallback fallback;
 
-	private final RejectionCache rejections;
+	final RejectionCache rejections;
 
-	private final RedisOverrides overrides;
+	final RedisOverrides overrides;
 
-	private final Leases leases;
+	final Leases leases;
 
-	private final GiveBacks giveBacks;
+	final GiveBacks giveBacks;
 
-	private final Decider decider;
+	final Decider decider;
 
 	private final StartUp startUp;
 
-	private final long timeoutNanos;
-
 	private RedisRateLimitStore(RedisSettings settings) {
 		this.connectionFactory = settings.connectionFactory;
-		this.keys = new RedisKeys(settings.keyPrefix);
 		this.runner = settings.runner();
-		LuaScripts scripts = LuaScripts.load();
-		this.codec = new ScriptCodec(this.keys, scripts, settings.clock, settings.leaseExpiry.toNanos());
+		this.codec = new ScriptCodec(settings);
 		this.fallback = new Fallback(settings);
 		this.nodes = new RedisNodes(settings, this.runner, this.fallback.describe());
 		this.rejections = new RejectionCache(settings.clock.rejectionCacheNanos(settings.rejectionCacheMaxAge));
@@ -157,8 +155,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.giveBacks = new GiveBacks(settings, this.runner, this.codec, this.nodes, this.rejections);
 		this.decider = new Decider(settings, this.runner, this.codec, this.nodes, this.fallback, this.leases, this.giveBacks,
 				this.rejections);
-		this.timeoutNanos = settings.timeoutNanos();
-		this.runner.warmUp(scripts.all());
+		this.runner.warmUp(this.codec.scripts.all());
 		this.startUp = new StartUp(settings, this.runner, this.codec, this.nodes, this.fallback.describe());
 	}
 
@@ -229,7 +226,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections.drop(limitId, key);
 		this.fallback.reset(limitId, key);
 		try {
-			this.runner.run(RESET, new byte[][] { this.keys.key(limitId, key) }, new byte[0][], this.decider.deadline(), null);
+			this.runner.run(RESET, new byte[][] { this.codec.keys.key(limitId, key) }, new byte[0][], this.decider.deadline(), null);
 		}
 		catch (Exception ex) {
 			throw unanswered("reset " + redisKey(limitId, key), ex);
@@ -242,7 +239,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		if (ex instanceof InterruptedException) {
 			Thread.currentThread().interrupt();
 		}
-		this.nodes.countError();
+		this.nodes.errors.increment();
 		return new IllegalStateException("Cannot " + what + ": Redis did not answer", ex);
 	}
 
@@ -264,14 +261,6 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
-	 * Returns the Redis key of the hash that keeps runtime changes of policies.
-	 * @return {@code <keyPrefix>{overrides}}
-	 */
-	String overridesKey() {
-		return this.overrides.hashKey();
-	}
-
-	/**
 	 * Deletes every budget's key of this store's prefix ({@code <keyPrefix>{*:*}}, found with {@code SCAN},
 	 * deleted with {@code UNLINK}; on Redis Cluster on every master; the runtime changes of policies stay,
 	 * as every instance holds them), and forgets the rejections kept in
@@ -285,11 +274,11 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections.clear();
 		this.fallback.reset(null, null);
 		try {
-			NamespaceReset.unlinkAll(this.connectionFactory, this.keys.pattern());
+			NamespaceReset.unlinkAll(this.connectionFactory, this.codec.keys.pattern());
 		}
 		catch (RuntimeException ex) {
-			this.nodes.countError();
-			throw new IllegalStateException("Cannot reset the budgets of " + new String(this.keys.pattern(), StandardCharsets.UTF_8)
+			this.nodes.errors.increment();
+			throw new IllegalStateException("Cannot reset the budgets of " + new String(this.codec.keys.pattern(), StandardCharsets.UTF_8)
 					+ ": " + ex.getMessage(), ex);
 		}
 	}
@@ -307,7 +296,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	/**
 	 * Takes tokens from several budgets, all or nothing, as {@link #tryAcquireAll(List)} does (the same
 	 * script calls), with a receipt per acquisition whose mark is computed from its decision and the time
-	 * the script read (see {@link #mark}). A receipt says where the cost was taken: {@code STORE} when Redis
+	 * the script read (see {@code Outcome#mark}). A receipt says where the cost was taken: {@code STORE} when Redis
 	 * decided, {@code LOCAL} when the local store did ({@code on-failure: local}, with that store's receipt
 	 * and mark), {@code NOWHERE} when {@code on-failure} let the request through ({@code allow}) or refused it
 	 * ({@code deny}), and for the acquisitions of a request another budget rejected (given back at once:
@@ -332,20 +321,6 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		return this.decider.giveBack(receipt, this.decider.deadline(), false);
 	}
 
-	/** Sends a give-back of a receipt of Redis' (see {@link GiveBacks#inRedis}). */
-	CompletableFuture<Long> giveBackInRedis(Receipt receipt) {
-		return this.giveBacks.inRedis(receipt);
-	}
-
-	/**
-	 * Returns how many give-backs did not reach Redis (a failed or late call, an open breaker): their
-	 * attempts stay charged.
-	 * @return the count
-	 */
-	long giveBacksLost() {
-		return this.giveBacks.lost();
-	}
-
 	/**
 	 * Warms the decision path before the application takes traffic: scripts loaded and the connection open
 	 * (both started by {@link Builder#build()}), then, on four threads at once so
@@ -360,12 +335,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * @return the decisions, admissions and give-backs Redis answered
 	 */
 	public int warmUp(Duration budget) {
-		return this.startUp.warmUp(this, budget, "warm-up." + this.leases.prefix + Long.toString(System.nanoTime() & 0xffffff, 36),
-				this.timeoutNanos);
-	}
-
-	RateLimitStore localStore() {
-		return this.fallback.localStore();
+		return this.startUp.warmUp(this, budget);
 	}
 
 	/**
@@ -382,7 +352,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * @return the count
 	 */
 	public long fallbacks() {
-		return this.fallback.count();
+		return this.fallback.fallbacks.sum();
 	}
 
 	/**
@@ -430,39 +400,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 * @return the Redis key, {@code <keyPrefix>{<limitId>:<key>}}
 	 */
 	public String redisKey(String limitId, String key) {
-		return new String(this.keys.key(limitId, key), StandardCharsets.UTF_8);
-	}
-
-	/**
-	 * Returns how many replies came after their decision was made by on-failure, with tokens taken,
-	 * and were given back.
-	 * @return the count
-	 */
-	long lateReplies() {
-		return this.giveBacks.lateReplies();
-	}
-
-	/**
-	 * Returns how many rejections were answered from the in-process cache of rejections Redis made, without
-	 * a call to Redis.
-	 * @return the count
-	 */
-	long cachedRejections() {
-		return this.decider.cachedRejections();
-	}
-
-	/**
-	 * Returns how many leases of concurrency limits this store holds in Redis now (one per request in
-	 * flight), which its refresher keeps alive.
-	 * @return the count
-	 */
-	long leasesHeld() {
-		return this.leases.held();
-	}
-
-	/** Refreshes the leases now (see {@link Leases#refresh()}), for tests whose store has no refresher. */
-	void refreshLeases() {
-		this.leases.refresh();
+		return new String(this.codec.keys.key(limitId, key), StandardCharsets.UTF_8);
 	}
 
 	@Override
@@ -636,7 +574,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 
 		/**
-		 * Stops the refresher (tests only: they call {@link RedisRateLimitStore#refreshLeases()} themselves).
+		 * Stops the refresher (tests only: they call {@code Leases#refresh()} themselves).
 		 * @return this builder
 		 */
 		Builder withoutLeaseRefresher() {

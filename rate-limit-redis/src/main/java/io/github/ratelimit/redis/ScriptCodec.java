@@ -42,9 +42,9 @@ final class ScriptCodec {
 	private record EncodedLimit(Limit limit, byte[][] args) {
 	}
 
-	private final RedisKeys keys;
+	final RedisKeys keys;
 
-	private final LuaScripts scripts;
+	final LuaScripts scripts = LuaScripts.load();
 
 	private final ScriptClock clock;
 
@@ -53,11 +53,10 @@ final class ScriptCodec {
 	/** The last limit a batch carried and its 5 arguments: most batches carry the same one. */
 	private volatile @Nullable EncodedLimit lastLimit;
 
-	ScriptCodec(RedisKeys keys, LuaScripts scripts, ScriptClock clock, long leaseExpiryNanos) {
-		this.keys = keys;
-		this.scripts = scripts;
-		this.clock = clock;
-		this.leaseExpiryMicros = micros(leaseExpiryNanos);
+	ScriptCodec(RedisSettings settings) {
+		this.keys = new RedisKeys(settings.keyPrefix);
+		this.clock = settings.clock;
+		this.leaseExpiryMicros = micros(settings.leaseExpiry.toNanos());
 	}
 
 	byte[][] keys(List<Acquisition> acquisitions) {

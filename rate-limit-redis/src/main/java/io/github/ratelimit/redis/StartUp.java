@@ -9,8 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
@@ -24,8 +22,6 @@ import io.github.ratelimit.core.Receipt;
  * ({@link RedisRateLimitStore#warmUp(Duration)}). Thread-safe.
  */
 final class StartUp {
-
-	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
 	/** How long start-up waits for the first answer: wrong credentials and a refused connection take milliseconds. */
 	private static final Duration START_UP_CHECK = Duration.ofSeconds(1);
@@ -54,6 +50,8 @@ final class StartUp {
 
 	private final String onFailure;
 
+	private final long timeoutNanos;
+
 	private final CompletableFuture<@Nullable RedisError> check = new CompletableFuture<>();
 
 	/** Whether Redis answered the start-up check, also after the start-up stopped waiting for it (late). */
@@ -63,6 +61,7 @@ final class StartUp {
 		this.endpoint = settings.endpoint();
 		this.failFast = settings.failFast;
 		this.onFailure = onFailure;
+		this.timeoutNanos = settings.timeoutNanos();
 		List<Acquisition> probe = List.of(new Acquisition("start-up-check",
 				Limit.builder().limit(1).period(Duration.ofSeconds(1)).build(), "", 1));
 		byte[][] keys = codec.keys(probe);
@@ -86,7 +85,7 @@ final class StartUp {
 				ReplyPart reply = ReplyPart.of(runner.run(call.script(), call.keys(), call.args(), deadline, null));
 				nodes.learn(nodes.node(call.keys()[0]), sent, reply);
 				if (late) {
-					logger.info("Redis at " + this.endpoint + " answered the rate limiter's start-up check after "
+					RedisRateLimitStore.logger.info("Redis at " + this.endpoint + " answered the rate limiter's start-up check after "
 							+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
 				}
 				this.check.complete(null);
@@ -126,12 +125,12 @@ final class StartUp {
 
 	private void failed(RedisError error, boolean late) {
 		if (error.isCredentials()) {
-			logger.error("Redis at " + this.endpoint + " refused the rate limiter's credentials or permissions at start-up ("
+			RedisRateLimitStore.logger.error("Redis at " + this.endpoint + " refused the rate limiter's credentials or permissions at start-up ("
 					+ error.message() + "): " + RedisNodes.CREDENTIALS_ACTION + ". Until then on-failure=" + this.onFailure
 					+ " decides every request");
 		}
 		else {
-			logger.warn("Redis at " + this.endpoint + " did not answer the rate limiter at start-up (" + error.message()
+			RedisRateLimitStore.logger.warn("Redis at " + this.endpoint + " did not answer the rate limiter at start-up (" + error.message()
 					+ (late ? ", for " + FAIL_FAST_CHECK.toSeconds() + " s" : "") + "); until it does, on-failure="
 					+ this.onFailure + " decides. rate-limit.store.redis.fail-fast=true fails the start-up instead");
 		}
@@ -167,9 +166,8 @@ final class StartUp {
 	/**
 	 * Warms the decision path (see {@link RedisRateLimitStore#warmUp(Duration)}) on throwaway keys of a limit
 	 * id of this instance's own.
-	 * @param limitId the throwaway limit's id
 	 */
-	int warmUp(RedisRateLimitStore store, Duration budget, String limitId, long timeoutNanos) {
+	int warmUp(RedisRateLimitStore store, Duration budget) {
 		if (budget.isNegative() || budget.isZero()) {
 			return 0;
 		}
@@ -188,6 +186,7 @@ final class StartUp {
 			return 0;
 		}
 		long fallbacksBefore = store.fallbacks();
+		String limitId = "warm-up." + store.leases.prefix + Long.toString(System.nanoTime() & 0xffffff, 36);
 		Limit limit = Limit.builder().limit(1_000_000).period(Duration.ofSeconds(1)).build();
 		AtomicInteger answered = new AtomicInteger();
 		Runnable rounds = () -> {
@@ -201,10 +200,10 @@ final class StartUp {
 				}
 				answered.addAndGet(2);
 				if (receipt.mirror() != null) {
-					store.localStore().giveBack(receipt.mirror());
+					store.fallback.localStore.giveBack(receipt.mirror());
 				}
 				// 0: Redis answered that nothing is held any more (the bucket refilled within microseconds); -1: no answer.
-				if (store.giveBackInRedis(receipt).join() >= 0) {
+				if (store.giveBacks.inRedis(receipt).join() >= 0) {
 					answered.incrementAndGet();
 				}
 			}
@@ -217,7 +216,7 @@ final class StartUp {
 		try {
 			for (Thread thread : threads) {
 				// Each call waits at most the timeout, a give-back too: a round ends soon after the budget.
-				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime() + 3 * timeoutNanos)));
+				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime() + 3 * this.timeoutNanos)));
 			}
 		}
 		catch (InterruptedException ex) {

@@ -22,6 +22,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.OnFailure;
+import io.github.ratelimit.core.Receipt;
 
 import io.github.ratelimit.testsupport.RedisProcess;
 
@@ -367,7 +368,8 @@ class CoalescingTests {
 	}
 
 	private static Coalescer.Pending pending(Acquisition acquisition) {
-		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, new byte[0]);
+		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, new byte[0],
+				Receipt.NO_MARK);
 	}
 
 	private static byte[] bytes(Object value) {

@@ -49,14 +49,12 @@ final class ConnectionScriptRunner implements ScriptRunner {
 	@Override
 	public void warmUp(Collection<LuaScript> scripts) {
 		try {
-			this.executor.execute(() -> {
+			// A failure is left in the future: the first calls connect and load.
+			CompletableFuture.runAsync(() -> {
 				try (RedisConnection connection = this.factory.getConnection()) {
 					scripts.forEach((script) -> connection.scriptingCommands().scriptLoad(script.source()));
 				}
-				catch (RuntimeException ex) {
-					// the first calls connect and load
-				}
-			});
+			}, this.executor);
 		}
 		catch (RuntimeException ex) {
 			// the first calls connect and load

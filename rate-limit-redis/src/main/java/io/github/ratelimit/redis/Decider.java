@@ -77,7 +77,7 @@ final class Decider {
 		Decision cached = cacheable ? this.rejections.find(acquisitions.get(0), sent) : null;
 		if (cached != null) {
 			this.cachedRejections.increment();
-			return Outcome.of(List.of(cached), 0);
+			return new Outcome(List.of(cached), 0, null);
 		}
 		byte[][] keys = this.codec.keys(acquisitions);
 		Leases.Lease[] leases = (op == ScriptOp.ACQUIRE) ? this.leases.take(acquisitions, keys) : null;
@@ -112,7 +112,7 @@ final class Decider {
 			return this.fallback.decide(acquisitions, op, leases);
 		}
 		this.nodes.onAnswer(node);
-		return Outcome.of(reply.decisions(acquisitions), reply.serverTime());
+		return new Outcome(reply.decisions(acquisitions), reply.serverTime(), null);
 	}
 
 	/** A call of the request's own; {@code null} when it failed (counted). */

@@ -173,7 +173,7 @@ final class GiveBacks {
 		}
 		this.lateReplies.increment();
 		if (leases == null) {
-			Outcome.of(reply.decisions(acquisitions), reply.serverTime()).receipts(acquisitions).forEach(this::inRedis);
+			new Outcome(reply.decisions(acquisitions), reply.serverTime(), null).receipts(acquisitions).forEach(this::inRedis);
 			return;
 		}
 		ScriptCodec.Call release = this.codec.call(ScriptOp.RELEASE, acquisitions, keys, ScriptCodec.NO_DEADLINE, leases);

@@ -19,10 +19,6 @@ import io.github.ratelimit.core.Receipt;
  */
 record Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt> fallback) {
 
-	static Outcome of(List<Decision> decisions, long serverTime) {
-		return new Outcome(decisions, serverTime, null);
-	}
-
 	Decision first() {
 		return this.decisions.get(0);
 	}

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
@@ -104,22 +105,13 @@ final class StartUp {
 					continue;
 				}
 				if (error.kind() != RedisError.Kind.UNREACHABLE || timeout || attempt >= STARTUP_ATTEMPTS
-						|| deadline - System.nanoTime() < STARTUP_RETRY.toNanos() * 2 || !pause()) {
+						|| deadline - System.nanoTime() < STARTUP_RETRY.toNanos() * 2) {
 					failed(error, late);
 					return;
 				}
+				// An interrupt ends the pause, and the check's next attempts at once.
+				LockSupport.parkNanos(STARTUP_RETRY.toNanos());
 			}
-		}
-	}
-
-	private static boolean pause() {
-		try {
-			Thread.sleep(STARTUP_RETRY.toMillis());
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
 		}
 	}
 

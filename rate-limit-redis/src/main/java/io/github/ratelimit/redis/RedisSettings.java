@@ -6,7 +6,9 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -132,23 +134,26 @@ final class RedisSettings {
 		try {
 			if (isLettuce()) {
 				LettuceConnectionFactory lettuce = (LettuceConnectionFactory) this.connectionFactory;
-				return lettuce.isClusterAware() ? "cluster " + lettuce.getClusterConfiguration().getClusterNodes()
-						: lettuce.isRedisSentinelAware()
-								? "sentinel master " + lettuce.getSentinelConfiguration().getMaster().getName()
-								: lettuce.getHostName() + ":" + lettuce.getPort();
+				return endpoint(lettuce.getClusterConfiguration(), lettuce.getSentinelConfiguration(), lettuce.getHostName(),
+						lettuce.getPort());
 			}
 			if (isJedis()) {
 				JedisConnectionFactory jedis = (JedisConnectionFactory) this.connectionFactory;
-				return jedis.isRedisClusterAware() ? "cluster " + jedis.getClusterConfiguration().getClusterNodes()
-						: jedis.isRedisSentinelAware()
-								? "sentinel master " + jedis.getSentinelConfiguration().getMaster().getName()
-								: jedis.getHostName() + ":" + jedis.getPort();
+				return endpoint(jedis.getClusterConfiguration(), jedis.getSentinelConfiguration(), jedis.getHostName(),
+						jedis.getPort());
 			}
 		}
 		catch (RuntimeException ex) {
 			// fall through: a name for log lines only
 		}
 		return "redis";
+	}
+
+	/** The configurations are {@code null} unless the factory is of a cluster, or of a Sentinel. */
+	private static String endpoint(@Nullable RedisClusterConfiguration cluster, @Nullable RedisSentinelConfiguration sentinel,
+			String host, int port) {
+		return (cluster != null) ? "cluster " + cluster.getClusterNodes()
+				: (sentinel != null) ? "sentinel master " + sentinel.getMaster().getName() : host + ":" + port;
 	}
 
 	private boolean isLettuce() {

@@ -62,10 +62,6 @@ final class Coalescer {
 
 		volatile @Nullable Batch batch;
 
-		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg) {
-			this(acquisitions, keys, serverDeadline, deadlineArg, Receipt.NO_MARK);
-		}
-
 		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg, long mark) {
 			this.acquisitions = acquisitions;
 			this.keys = keys;
@@ -81,12 +77,6 @@ final class Coalescer {
 
 		private final AtomicBoolean counted = new AtomicBoolean();
 
-		final int size;
-
-		Batch(int size) {
-			this.size = size;
-		}
-
 		/**
 		 * Says whether the caller is the first of the batch to report its failure.
 		 * @return {@code true} once per batch
@@ -101,8 +91,6 @@ final class Coalescer {
 
 	private final long stallNanos;
 
-	private final int maxInFlight;
-
 	private final ConcurrentMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
 	/**
@@ -110,12 +98,10 @@ final class Coalescer {
 	 * @param send sends one script call for the requests, or answers {@code null} when it cannot now
 	 * @param stallNanos how long a full lane (no call sent or answered meanwhile) holds its new requests
 	 * back, at most
-	 * @param maxInFlight calls a lane has in flight at most before requests wait for the next one
 	 */
-	Coalescer(Function<List<Pending>, @Nullable CompletableFuture<List<Long>>> send, long stallNanos, int maxInFlight) {
+	Coalescer(Function<List<Pending>, @Nullable CompletableFuture<List<Long>>> send, long stallNanos) {
 		this.send = send;
 		this.stallNanos = stallNanos;
-		this.maxInFlight = maxInFlight;
 	}
 
 	/**
@@ -143,7 +129,7 @@ final class Coalescer {
 		void submit(Pending pending) {
 			synchronized (this) {
 				long now = System.nanoTime();
-				if (this.inFlight >= Coalescer.this.maxInFlight && now - this.progressAt < Coalescer.this.stallNanos) {
+				if (this.inFlight >= MAX_IN_FLIGHT && now - this.progressAt < Coalescer.this.stallNanos) {
 					this.waiting.add(pending);
 					return;
 				}
@@ -154,7 +140,7 @@ final class Coalescer {
 		}
 
 		private void dispatch(List<Pending> requests) {
-			Batch batch = new Batch(requests.size());
+			Batch batch = new Batch();
 			requests.forEach((pending) -> pending.batch = batch);
 			CompletableFuture<List<Long>> reply;
 			try {
@@ -221,10 +207,7 @@ final class Coalescer {
 			requests.get(0).reply.complete(ReplyPart.of(reply));
 			return;
 		}
-		long[] values = new long[size];
-		for (int i = 0; i < size; i++) {
-			values[i] = reply.get(i);
-		}
+		long[] values = ReplyPart.of(reply).values();
 		int end = size - 1;
 		long now = values[end];
 		int at = 0;

@@ -3,11 +3,9 @@ package io.github.ratelimit.redis;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -33,11 +31,8 @@ final class ConnectionScriptRunner implements ScriptRunner {
 		this.factory = factory;
 		AtomicInteger count = new AtomicInteger();
 		this.executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-				new ArrayBlockingQueue<>(threads * 16), (runnable) -> {
-					Thread thread = new Thread(runnable, "rate-limit-redis-" + count.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				});
+				new ArrayBlockingQueue<>(threads * 16),
+				(runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-" + count.incrementAndGet()));
 		this.executor.allowCoreThreadTimeOut(true);
 	}
 
@@ -47,47 +42,19 @@ final class ConnectionScriptRunner implements ScriptRunner {
 		byte[][] keysAndArgs = new byte[keys.length + args.length][];
 		System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
 		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
-		CompletableFuture<Object> reply = CompletableFuture.supplyAsync(() -> call(script, keys.length, keysAndArgs),
-				this.executor);
-		try {
-			return ScriptRunner.integers(reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS));
-		}
-		catch (TimeoutException | InterruptedException ex) {
-			if (lateReply != null) {
-				// Left to finish: its reply shows what to give back (the script's deadline makes a late run a no-op).
-				reply.thenAccept((value) -> {
-					try {
-						lateReply.accept(ScriptRunner.integers(value));
-					}
-					catch (RuntimeException ignored) {
-						// an odd reply: nothing to give back
-					}
-				});
-			}
-			else {
-				reply.cancel(true);
-			}
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
-			}
-			throw ex;
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
-		}
+		return ScriptRunner.await(CompletableFuture.supplyAsync(() -> call(script, keys.length, keysAndArgs), this.executor),
+				deadline, lateReply);
 	}
 
 	@Override
 	public void warmUp(Collection<LuaScript> scripts) {
 		try {
-			this.executor.execute(() -> {
+			// A failure is left in the future: the first calls connect and load.
+			CompletableFuture.runAsync(() -> {
 				try (RedisConnection connection = this.factory.getConnection()) {
 					scripts.forEach((script) -> connection.scriptingCommands().scriptLoad(script.source()));
 				}
-				catch (RuntimeException ex) {
-					// the first calls connect and load
-				}
-			});
+			}, this.executor);
 		}
 		catch (RuntimeException ex) {
 			// the first calls connect and load

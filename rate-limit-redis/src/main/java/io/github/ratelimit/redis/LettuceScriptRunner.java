@@ -7,11 +7,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -32,11 +30,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private final LettuceConnectionFactory factory;
 
-	private final ExecutorService connector = Executors.newSingleThreadExecutor((runnable) -> {
-		Thread thread = new Thread(runnable, "rate-limit-redis-connect");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final ExecutorService connector = Executors
+		.newSingleThreadExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-connect"));
 
 	private final AtomicReference<@Nullable CompletableFuture<Connection>> connection = new AtomicReference<>();
 
@@ -48,17 +43,17 @@ final class LettuceScriptRunner implements ScriptRunner {
 	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
 			@Nullable Consumer<List<Long>> lateReply) throws Exception {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
-		RedisFuture<Object> reply = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
 		try {
-			return ScriptRunner.integers(await(reply, deadline, lateReply));
+			return ScriptRunner.await(commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture(),
+					deadline, lateReply);
 		}
-		catch (ExecutionException ex) {
+		catch (Exception ex) {
 			if (!ScriptRunner.isNoScript(ex)) {
 				throw ex;
 			}
 			// EVAL runs the script and caches it, so the next EVALSHA finds it.
-			return ScriptRunner.integers(
-					await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args), deadline, lateReply));
+			return ScriptRunner.await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args).toCompletableFuture(),
+					deadline, lateReply);
 		}
 	}
 
@@ -69,17 +64,22 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public boolean canSend() {
+		return connected() != null;
+	}
+
+	/** The connection when it is open, else {@code null}. */
+	private @Nullable Connection connected() {
 		CompletableFuture<Connection> current = this.connection.get();
-		return current != null && current.isDone() && !current.isCompletedExceptionally();
+		return (current == null || !current.isDone() || current.isCompletedExceptionally()) ? null : current.getNow(null);
 	}
 
 	@Override
 	public @Nullable CompletableFuture<List<Long>> send(LuaScript script, byte[][] keys, byte[][] args) {
-		CompletableFuture<Connection> current = this.connection.get();
-		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+		Connection current = connected();
+		if (current == null) {
 			return null;
 		}
-		RedisClusterAsyncCommands<byte[], byte[]> commands = current.getNow(null).commands();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = current.commands();
 		CompletableFuture<List<Long>> result = new CompletableFuture<>();
 		commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).whenComplete((value, failure) -> {
 			if (failure == null) {
@@ -113,48 +113,14 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public @Nullable String node(byte[] key) {
-		CompletableFuture<Connection> current = this.connection.get();
-		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
-			return null;
-		}
-		if (current.getNow(null).commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+		Connection current = connected();
+		if (current != null && current.commands() instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
 			RedisClusterNode node = cluster.getStatefulConnection().getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
 			if (node != null && node.getUri() != null) {
 				return node.getUri().getHost() + ":" + node.getUri().getPort();
 			}
 		}
 		return null;
-	}
-
-	private static Object await(RedisFuture<Object> reply, long deadline, @Nullable Consumer<List<Long>> lateReply)
-			throws Exception {
-		try {
-			return reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException | InterruptedException ex) {
-			if (lateReply != null) {
-				// Not cancelled: a command Redis runs later must be seen (its script deadline makes it change
-				// nothing, or its reply shows what to give back).
-				reply.whenComplete((value, failure) -> {
-					if (failure == null) {
-						try {
-							lateReply.accept(ScriptRunner.integers(value));
-						}
-						catch (RuntimeException ignored) {
-							// an odd reply: nothing to give back
-						}
-					}
-				});
-			}
-			else {
-				// A cancelled command that is still queued (Redis away) is never sent.
-				reply.cancel(false);
-			}
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
-			}
-			throw ex;
-		}
 	}
 
 	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline) throws Exception {

@@ -20,37 +20,11 @@ import io.github.ratelimit.core.Algorithm;
  * of concurrency limits; {@code lone-bucket.lua}, on its own, acquires a request's one acquisition of a
  * bucket (the common request) without defining the prelude's functions. Immutable.
  */
-final class LuaScripts {
+record LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check, LuaScript giveBack,
+		LuaScript leaseRefresh, LuaScript loneBucket) {
 
 	private static final String LOCATION = "lua/";
 
-	private final Map<Algorithm, LuaScript> byAlgorithm;
-
-	private final LuaScript combined;
-
-	private final LuaScript check;
-
-	private final LuaScript giveBack;
-
-	private final LuaScript leaseRefresh;
-
-	private final LuaScript loneBucket;
-
-	private LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check, LuaScript giveBack,
-			LuaScript leaseRefresh, LuaScript loneBucket) {
-		this.byAlgorithm = byAlgorithm;
-		this.combined = combined;
-		this.check = check;
-		this.giveBack = giveBack;
-		this.leaseRefresh = leaseRefresh;
-		this.loneBucket = loneBucket;
-	}
-
-	/**
-	 * Loads the scripts of every algorithm.
-	 * @return the scripts
-	 * @throws IllegalStateException when an algorithm has no script
-	 */
 	static LuaScripts load() {
 		String prelude = read("prelude.lua");
 		String driver = read("driver.lua");
@@ -100,36 +74,15 @@ final class LuaScripts {
 
 	List<LuaScript> all() {
 		List<LuaScript> all = new ArrayList<>(this.byAlgorithm.values());
-		all.add(this.combined);
-		all.add(this.check);
-		all.add(this.giveBack);
-		all.add(this.leaseRefresh);
-		all.add(this.loneBucket);
+		all.addAll(List.of(this.combined, this.check, this.giveBack, this.leaseRefresh, this.loneBucket));
 		return all;
 	}
 
-	LuaScript forAlgorithm(Algorithm algorithm) {
-		return this.byAlgorithm.get(algorithm);
-	}
-
 	/** The read-only script that checks acquisitions of any algorithms without taking anything. */
-	LuaScript check() {
-		return this.check;
-	}
 
 	/** Gives back what receipts still hold, of any algorithms ({@code give-back.lua}). */
-	LuaScript giveBack() {
-		return this.giveBack;
-	}
 
 	/** Refreshes the leases of concurrency limits an instance holds ({@code lease-refresh.lua}). */
-	LuaScript leaseRefresh() {
-		return this.leaseRefresh;
-	}
-
-	LuaScript combined() {
-		return this.combined;
-	}
 
 	private static String read(String name) {
 		try (InputStream in = LuaScripts.class.getResourceAsStream(LOCATION + name)) {

@@ -95,15 +95,10 @@ final class RedisOverrides implements AutoCloseable {
 		this.versionKey = (keyPrefix + "{overrides}:version").getBytes(StandardCharsets.UTF_8);
 		this.pollIntervalNanos = pollInterval.toNanos();
 		this.onChange = onChange;
-		this.poller = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides"));
-		this.writer = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides-write"));
-		this.watcher = Executors.newSingleThreadScheduledExecutor((runnable) -> daemon(runnable, "rate-limit-redis-overrides-watch"));
-	}
-
-	private static Thread daemon(Runnable runnable, String name) {
-		Thread thread = new Thread(runnable, name);
-		thread.setDaemon(true);
-		return thread;
+		this.poller = Executors.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides"));
+		this.writer = Executors.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides-write"));
+		this.watcher = Executors
+			.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides-watch"));
 	}
 
 	String hashKey() {

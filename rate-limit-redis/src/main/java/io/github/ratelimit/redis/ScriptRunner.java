@@ -3,6 +3,8 @@ package io.github.ratelimit.redis;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -75,6 +77,49 @@ interface ScriptRunner extends AutoCloseable {
 			throw new TimeoutException("Redis did not answer in time");
 		}
 		return remaining;
+	}
+
+	/**
+	 * Waits for a reply until the deadline. A reply that comes later goes to {@code lateReply} when there is
+	 * one: the call is not cancelled, since a command Redis runs later must be seen (its script deadline
+	 * makes it change nothing, or its reply shows what to give back); otherwise the call is cancelled (a
+	 * command still queued, Redis away, is never sent).
+	 * @throws Exception the call's own failure, or a {@link TimeoutException}
+	 */
+	static List<Long> await(CompletableFuture<Object> reply, long deadline, @Nullable Consumer<List<Long>> lateReply)
+			throws Exception {
+		try {
+			return integers(reply.get(remaining(deadline), TimeUnit.NANOSECONDS));
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			if (lateReply != null) {
+				reply.thenAccept((value) -> {
+					try {
+						lateReply.accept(integers(value));
+					}
+					catch (RuntimeException ignored) {
+						// an odd reply: nothing to give back
+					}
+				});
+			}
+			else {
+				reply.cancel(false);
+			}
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
+	}
+
+	/** A daemon thread of the store's: none keeps the JVM from exiting. */
+	static Thread daemon(Runnable runnable, String name) {
+		Thread thread = new Thread(runnable, name);
+		thread.setDaemon(true);
+		return thread;
 	}
 
 	static boolean isNoScript(Throwable ex) {

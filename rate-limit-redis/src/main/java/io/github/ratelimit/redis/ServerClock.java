@@ -56,13 +56,4 @@ final class ServerClock {
 		Sample current = this.best.get();
 		return (current != null) ? Math.floorDiv(giveUpNanos, 1000) + current.low() : NONE;
 	}
-
-	/**
-	 * Returns how uncertain the offset is.
-	 * @return microseconds between the bounds, or -1 before the first reply
-	 */
-	long uncertaintyMicros() {
-		Sample current = this.best.get();
-		return (current != null) ? current.high() - current.low() : -1;
-	}
 }

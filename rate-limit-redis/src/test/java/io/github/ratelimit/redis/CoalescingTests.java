@@ -22,6 +22,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.OnFailure;
+import io.github.ratelimit.core.Receipt;
 
 import io.github.ratelimit.testsupport.RedisProcess;
 
@@ -175,7 +176,7 @@ class CoalescingTests {
 			int at = 0;
 			for (List<Acquisition> request : requests) {
 				if (reply.get(at) >= 0) {
-					Decision decision = RedisRateLimitStore.compactDecision(request.get(0), reply.get(at));
+					Decision decision = ReplyPart.compactDecision(request.get(0), reply.get(at));
 					decided.add((decision.isAllowed() ? "allowed " : "rejected ") + decision.remaining());
 					forms.add("compact");
 					at++;
@@ -221,9 +222,9 @@ class CoalescingTests {
 			List<Long> reply = runner.run(LuaScripts.load().forAcquisitions(List.of(one)), keys,
 					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
 			assertThat(reply).hasSize(4);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
 			assertThat(reply.get(1)).isEqualTo(-1L);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
 		}
 		assertThat(redis.commands().exists("rate-limit:{d:a}", "rate-limit:{d:b}", "rate-limit:{d:c}")).isEqualTo(2L);
 		assertThat(redis.commands().exists("rate-limit:{d:b}")).isZero();
@@ -253,10 +254,10 @@ class CoalescingTests {
 			List<Long> reply = runner.run(script, keys, args.toArray(new byte[0][]),
 					System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
 			assertThat(reply).hasSize(5);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
 			assertThat(reply.get(1)).isEqualTo(-1L);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
-			assertThat(RedisRateLimitStore.compactDecision(one, reply.get(3)).remaining()).isEqualTo(3);
+			assertThat(ReplyPart.compactDecision(one, reply.get(2)).remaining()).isEqualTo(4);
+			assertThat(ReplyPart.compactDecision(one, reply.get(3)).remaining()).isEqualTo(3);
 		}
 		assertThat(redis.commands().exists("rate-limit:{l:b}")).isZero();
 		assertThat(redis.commands().exists("rate-limit:{l:a}", "rate-limit:{l:c}")).isEqualTo(2L);
@@ -367,7 +368,8 @@ class CoalescingTests {
 	}
 
 	private static Coalescer.Pending pending(Acquisition acquisition) {
-		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, new byte[0]);
+		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, new byte[0],
+				Receipt.NO_MARK);
 	}
 
 	private static byte[] bytes(Object value) {

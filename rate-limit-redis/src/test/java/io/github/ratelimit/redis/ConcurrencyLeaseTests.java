@@ -96,7 +96,7 @@ class ConcurrencyLeaseTests {
 				new Acquisition("rate", rate, "other", 1)));
 		assertThat(second.get(1).isAllowed()).isFalse();
 		assertThat(store.peek(new Acquisition("slots", TWO, "mixed", 1)).remaining()).as("no slot held").isEqualTo(2);
-		assertThat(store.leasesHeld()).isZero();
+		assertThat(store.leases.held()).isZero();
 	}
 
 	/** Rounds of 32 threads, half on each store, each taking a slot and holding it: exactly 5 get one. */
@@ -125,11 +125,11 @@ class ConcurrencyLeaseTests {
 					}
 				}
 				assertThat(admitted).as("round %d", round).hasSize(5);
-				assertThat(one.leasesHeld() + two.leasesHeld()).isEqualTo(5);
+				assertThat(one.leases.held() + two.leases.held()).isEqualTo(5);
 				for (int i = 0; i < admitted.size(); i++) {
 					by.get(i).release(admitted.get(i));
 				}
-				assertThat(one.leasesHeld() + two.leasesHeld()).isZero();
+				assertThat(one.leases.held() + two.leases.held()).isZero();
 			}
 			// Threads that take, hold a moment and give back: never more than 5 at once.
 			AtomicInteger inFlight = new AtomicInteger();
@@ -193,7 +193,7 @@ class ConcurrencyLeaseTests {
 		assertThat(holder.tryAcquire(new Acquisition("slots", TWO, "k", 1)).isAllowed()).isTrue();
 		for (int i = 0; i < 5; i++) {
 			this.nowMicros.addAndGet(Duration.ofSeconds(2).toNanos() / 1000);
-			holder.refreshLeases();
+			holder.leases.refresh();
 			assertThat(other.tryAcquire(new Acquisition("slots", TWO, "k", 1)).isAllowed()).as("after %d s", 2 * i + 2)
 				.isFalse();
 		}
@@ -240,7 +240,7 @@ class ConcurrencyLeaseTests {
 		one.release(held);
 		assertThat(two.tryAcquire(new Acquisition("slots", single, "k", 1)).isAllowed())
 			.as("a slot is back the moment it is released, on every instance").isTrue();
-		assertThat(two.cachedRejections()).isZero();
+		assertThat(two.decider.cachedRejections.sum()).isZero();
 	}
 
 	@Test
@@ -258,7 +258,7 @@ class ConcurrencyLeaseTests {
 			Acquisition held = new Acquisition("slots", single, "k", 1);
 			assertThat(store.tryAcquire(held).isAllowed()).isTrue();
 			assertThat(store.tryAcquire(new Acquisition("slots", single, "k", 1)).isAllowed()).isFalse();
-			assertThat(store.leasesHeld()).as("nothing to refresh in Redis").isZero();
+			assertThat(store.leases.held()).as("nothing to refresh in Redis").isZero();
 			store.release(held);
 			assertThat(local.peek(held).remaining()).isEqualTo(1);
 			assertThat(store.tryAcquire(new Acquisition("slots", single, "k", 1)).isAllowed()).isTrue();

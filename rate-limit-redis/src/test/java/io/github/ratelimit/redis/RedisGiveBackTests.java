@@ -107,8 +107,8 @@ class RedisGiveBackTests {
 				first, second);
 		assertThat(admitted).hasSize(4)
 			.allSatisfy((receipts) -> assertThat(receipts.get(0).place()).isEqualTo(Receipt.Place.STORE));
-		assertThat(first.giveBackInRedis(admitted.get(0).get(0)).get(5, TimeUnit.SECONDS)).isPositive();
-		assertThat(second.giveBackInRedis(admitted.get(1).get(0)).get(5, TimeUnit.SECONDS)).isPositive();
+		assertThat(first.giveBacks.inRedis(admitted.get(0).get(0)).get(5, TimeUnit.SECONDS)).isPositive();
+		assertThat(second.giveBacks.inRedis(admitted.get(1).get(0)).get(5, TimeUnit.SECONDS)).isPositive();
 		assertThat(admitInParallel(48, (i) -> List.of(new Acquisition("login", limit, "alice", 1)), first, second))
 			.hasSize(2);
 		assertThat(first.errors() + second.errors()).isZero();
@@ -133,7 +133,7 @@ class RedisGiveBackTests {
 			assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 4);
 			for (List<Receipt> receipts : admitted.subList(0, 2)) {
 				for (Receipt receipt : receipts) {
-					assertThat(second.giveBackInRedis(receipt).get(5, TimeUnit.SECONDS)).isPositive();
+					assertThat(second.giveBacks.inRedis(receipt).get(5, TimeUnit.SECONDS)).isPositive();
 				}
 			}
 			assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 2);
@@ -210,7 +210,7 @@ class RedisGiveBackTests {
 			done.add(this.threads.submit((Callable<Void>) () -> {
 				go.await();
 				if (thread < given.size()) {
-					if (store.giveBackInRedis(given.get(thread)).get(5, TimeUnit.SECONDS) > 0) {
+					if (store.giveBacks.inRedis(given.get(thread)).get(5, TimeUnit.SECONDS) > 0) {
 						givenBack.incrementAndGet();
 					}
 				}
@@ -241,14 +241,14 @@ class RedisGiveBackTests {
 		assertThat(first.tryAcquire(acquisition).isAllowed()).isFalse();
 		assertThat(second.tryAcquire(acquisition).isAllowed()).isFalse();
 		assertThat(first.tryAcquire(acquisition).isAllowed()).isFalse();
-		assertThat(first.cachedRejections()).isEqualTo(1);
+		assertThat(first.decider.cachedRejections.sum()).isEqualTo(1);
 		assertThat(first.giveBack(receipt)).isNull();
 		// Dropped before the give-back is even answered: the next attempt asks Redis.
 		Decision afterGiveBack = first.tryAcquire(acquisition);
-		assertThat(first.cachedRejections()).isEqualTo(1);
+		assertThat(first.decider.cachedRejections.sum()).isEqualTo(1);
 		assertThat(afterGiveBack.isAllowed()).as("Redis ran the give-back first (one connection, in order)").isTrue();
 		assertThat(second.tryAcquire(acquisition).isAllowed()).as("the other instance's cached rejection").isFalse();
-		assertThat(second.cachedRejections()).isEqualTo(1);
+		assertThat(second.decider.cachedRejections.sum()).isEqualTo(1);
 	}
 
 	private RedisRateLimitStore realClockStore() {
@@ -273,7 +273,7 @@ class RedisGiveBackTests {
 		assertThat(scriptCalls()).as("a failed attempt (admitted, and not given back)").isEqualTo(1);
 		redis.commands().configResetstat();
 		Receipt success = store.admitAll(List.of(acquisition)).get(0);
-		store.giveBackInRedis(success).get(5, TimeUnit.SECONDS);
+		store.giveBacks.inRedis(success).get(5, TimeUnit.SECONDS);
 		assertThat(scriptCalls()).as("a success").isEqualTo(2);
 	}
 
@@ -294,7 +294,7 @@ class RedisGiveBackTests {
 		for (List<Receipt> receipts : admitted) {
 			given.add(this.threads.submit(() -> {
 				go.await();
-				return store.giveBackInRedis(receipts.get(0)).get(5, TimeUnit.SECONDS);
+				return store.giveBacks.inRedis(receipts.get(0)).get(5, TimeUnit.SECONDS);
 			}));
 		}
 		go.countDown();
@@ -320,7 +320,7 @@ class RedisGiveBackTests {
 		assertThat(local.peek(acquisition).remaining()).isEqualTo(2);
 		store.giveBack(receipt);
 		assertThat(local.peek(acquisition).remaining()).isEqualTo(3);
-		assertThat(store.giveBacksLost()).isZero();
+		assertThat(store.giveBacks.lost.sum()).isZero();
 	}
 
 	/** on-failure: allow took nothing anywhere: its receipt gives nothing back; deny's rejection holds nothing. */
@@ -343,7 +343,7 @@ class RedisGiveBackTests {
 		assertThat(deny.giveBack(denied)).isNull();
 		// The local store was neither charged nor given back to.
 		assertThat(local.peek(acquisition).remaining()).isEqualTo(2);
-		assertThat(allow.giveBacksLost() + deny.giveBacksLost()).isZero();
+		assertThat(allow.giveBacks.lost.sum() + deny.giveBacks.lost.sum()).isZero();
 	}
 
 	/** A give-back that cannot reach Redis leaves the attempt charged: counted, never generous. */
@@ -361,8 +361,8 @@ class RedisGiveBackTests {
 		Receipt receipt = store.admitAll(List.of(acquisition)).get(0);
 		redis.process().kill();
 		long errors = store.errors();
-		assertThat(store.giveBackInRedis(receipt).get(5, TimeUnit.SECONDS)).isEqualTo(-1);
-		assertThat(store.giveBacksLost()).isEqualTo(1);
+		assertThat(store.giveBacks.inRedis(receipt).get(5, TimeUnit.SECONDS)).isEqualTo(-1);
+		assertThat(store.giveBacks.lost.sum()).isEqualTo(1);
 		assertThat(store.errors()).isEqualTo(errors + 1);
 	}
 

@@ -71,7 +71,7 @@ class RedisLateChargeTests {
 		RedisRateLimitStore store = store(OnFailure.DENY, RedisRateLimitStore.builder(this.factory));
 		assertThat(spendTwoThenFourDuringAPause(store)).noneMatch(Decision::isAllowed);
 		assertThat(store.peek(ACQUISITION).remaining()).as("10 less the 2 answered").isEqualTo(8);
-		assertThat(store.lateReplies()).isZero();
+		assertThat(store.giveBacks.lateReplies.sum()).isZero();
 	}
 
 	@Test
@@ -81,7 +81,7 @@ class RedisLateChargeTests {
 		assertThat(spendTwoThenFourDuringAPause(store)).allMatch(Decision::isAllowed);
 		assertThat(store.peek(ACQUISITION).remaining()).as("10 less the 2 answered").isEqualTo(8);
 		assertThat(local.peek(ACQUISITION).remaining()).as("the 4 decided locally").isEqualTo(6);
-		assertThat(store.lateReplies()).isZero();
+		assertThat(store.giveBacks.lateReplies.sum()).isZero();
 	}
 
 	@Test
@@ -95,10 +95,10 @@ class RedisLateChargeTests {
 		// and gave up before it was sent never runs (and is no error of its own).
 		long sent = store.errors();
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (store.lateReplies() < sent && System.nanoTime() < deadline) {
+		while (store.giveBacks.lateReplies.sum() < sent && System.nanoTime() < deadline) {
 			RedisProcess.sleep(20);
 		}
-		assertThat(store.lateReplies()).isEqualTo(sent);
+		assertThat(store.giveBacks.lateReplies.sum()).isEqualTo(sent);
 		while (remaining(store) != 8 && System.nanoTime() < deadline) {
 			RedisProcess.sleep(20);
 		}

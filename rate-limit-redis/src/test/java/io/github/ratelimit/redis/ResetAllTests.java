@@ -51,7 +51,7 @@ class ResetAllTests {
 			store.tryAcquire(alice);
 			assertThat(store.tryAcquire(alice).isAllowed()).isFalse();
 			assertThat(store.tryAcquire(alice).isAllowed()).as("answered from the rejections kept").isFalse();
-			long cached = store.cachedRejections();
+			long cached = store.decider.cachedRejections.sum();
 			assertThat(cached).isPositive();
 			neighbour.tryAcquire(alice);
 			redis.commands().set("t*:unrelated", "kept");
@@ -63,7 +63,7 @@ class ResetAllTests {
 			assertThat(redis.commands().keys("*")).containsExactlyInAnyOrder("tx:{login:user:alice}", "t*:unrelated",
 					"someone-else");
 			assertThat(store.tryAcquire(alice).isAllowed()).as("whole again").isTrue();
-			assertThat(store.cachedRejections()).isEqualTo(cached);
+			assertThat(store.decider.cachedRejections.sum()).isEqualTo(cached);
 			assertThat(neighbour.tryAcquire(alice).isAllowed()).as("the other prefix is untouched").isFalse();
 		}
 	}
@@ -76,14 +76,14 @@ class ResetAllTests {
 			.build()) {
 			store.storeOverride("login", "{\"limit\":4}");
 			store.tryAcquire(acquisition("user:alice"));
-			assertThat(redis.commands().pttl(store.overridesKey())).as("no TTL: it holds what operators set").isEqualTo(-1);
-			assertThat(redis.commands().pttl(store.overridesKey() + ":version")).isEqualTo(-1);
+			assertThat(redis.commands().pttl(store.overrides.hashKey())).as("no TTL: it holds what operators set").isEqualTo(-1);
+			assertThat(redis.commands().pttl(store.overrides.hashKey() + ":version")).isEqualTo(-1);
 
 			store.resetAll();
 
 			assertThat(redis.commands().keys("*")).containsExactlyInAnyOrder("rate-limit:{overrides}",
 					"rate-limit:{overrides}:version");
-			assertThat(redis.commands().hgetall(store.overridesKey())).containsExactly(Map.entry("login", "{\"limit\":4}"));
+			assertThat(redis.commands().hgetall(store.overrides.hashKey())).containsExactly(Map.entry("login", "{\"limit\":4}"));
 		}
 	}
 

@@ -249,7 +249,7 @@ class ScriptAgreementTests {
 					GiveBack expected = GiveBack.of(algorithm, before, micros, acquisition.limit(), acquisition.cost(),
 							receipt.mark());
 					RedisRateLimitStore store = random.nextBoolean() ? this.store : this.single;
-					long given = store.giveBackInRedis(receipt).join();
+					long given = store.giveBacks.inRedis(receipt).join();
 					String what = "t=" + micros + " give back " + receipt + " from " + before;
 					history.add(what + " -> " + given);
 					if (given != expected.given() || !java.util.Objects.equals(state(acquisition), expected.state())) {
@@ -288,7 +288,7 @@ class ScriptAgreementTests {
 		this.now.addAndGet(1_000_000);
 		assertThat(this.single.tryAcquire(new Acquisition("fw", limit, "k", 3)).isAllowed()).isTrue();
 		Object before = state(receipt.acquisition());
-		assertThat(this.single.giveBackInRedis(receipt).join()).isZero();
+		assertThat(this.single.giveBacks.inRedis(receipt).join()).isZero();
 		assertThat(state(receipt.acquisition())).isEqualTo(before);
 		assertThat(this.single.tryAcquire(new Acquisition("fw", limit, "k", 1)).isAllowed()).isFalse();
 	}
@@ -303,12 +303,12 @@ class ScriptAgreementTests {
 		this.now.set(start + 3_000_000);
 		assertThat(this.single.tryAcquire(new Acquisition("log", limit, "k", 2)).isAllowed()).isTrue();
 		assertThat(mine.mark()).isEqualTo(start);
-		assertThat(this.single.giveBackInRedis(mine).join()).isEqualTo(2);
+		assertThat(this.single.giveBacks.inRedis(mine).join()).isEqualTo(2);
 		String key = this.store.redisKey("log", "k");
 		assertThat(redis.commands().lrange(key, 0, -1)).containsExactly(Long.toString(start + 3_000_000),
 				Long.toString(start + 3_000_000));
 		// Given back twice: nothing more.
-		assertThat(this.single.giveBackInRedis(mine).join()).isZero();
+		assertThat(this.single.giveBacks.inRedis(mine).join()).isZero();
 	}
 
 	/**
@@ -327,7 +327,7 @@ class ScriptAgreementTests {
 		assertThat(this.single.tryAcquire(new Acquisition("tb", limit, "k", 1)).isAllowed()).isTrue();
 		this.now.set(start + 1_250_000);
 		// 1.25 s of the 3 s step refilled: 1.75 s held; the other request's second stays taken.
-		assertThat(this.single.giveBackInRedis(receipt).join()).isEqualTo(1_750_000);
+		assertThat(this.single.giveBacks.inRedis(receipt).join()).isEqualTo(1_750_000);
 		assertThat(redis.commands().get(key)).isEqualTo((start + 2_250_000) + " 1000000");
 		this.now.set(start + 2_000_000);
 		Receipt second = this.single.admitAll(List.of(new Acquisition("tb", limit, "k", 2))).get(0);
@@ -338,7 +338,7 @@ class ScriptAgreementTests {
 		assertThat(redis.commands().get(key)).isEqualTo((start + 3_625_000) + " 500000");
 		this.now.set(start + 2_500_000);
 		// 1.75 s of the 2 s step held under 1 s per token, 0.875 s under 0.5 s; the state keeps its interval.
-		assertThat(this.single.giveBackInRedis(second).join()).isEqualTo(875_000);
+		assertThat(this.single.giveBacks.inRedis(second).join()).isEqualTo(875_000);
 		assertThat(redis.commands().get(key)).isEqualTo((start + 2_750_000) + " 500000");
 	}
 
@@ -352,12 +352,12 @@ class ScriptAgreementTests {
 		assertThat(receipt.mark()).isEqualTo(start);
 		this.now.set(start + 1_200_000);
 		assertThat(this.single.tryAcquire(new Acquisition("swc", limit, "k", 1)).isAllowed()).isTrue();
-		assertThat(this.single.giveBackInRedis(receipt).join()).isEqualTo(3);
+		assertThat(this.single.giveBacks.inRedis(receipt).join()).isEqualTo(3);
 		assertThat(redis.commands().get(this.store.redisKey("swc", "k"))).isEqualTo((start + 1_000_000) + " 1 0 1000000");
 		this.now.set(start + 2_100_000);
 		Receipt late = this.single.admitAll(List.of(new Acquisition("swc", limit, "k", 1))).get(0);
 		this.now.set(start + 4_100_000);
-		assertThat(this.single.giveBackInRedis(late).join()).isZero();
+		assertThat(this.single.giveBacks.inRedis(late).join()).isZero();
 	}
 
 	private Object state(Acquisition acquisition) {

@@ -50,11 +50,6 @@ public final class RedisRateLimitAutoConfiguration {
 
 	private static final String PREFIX = "rate-limit.store.redis";
 
-	/** The property (under {@link #PREFIX}) of each value the store's builder may refuse. */
-	private static final Map<String, String> PROPERTIES = Map.of("timeout", "timeout", "failureThreshold",
-			"breaker.failure-threshold", "probeInterval", "breaker.probe-interval", "rejectionCache", "rejection-cache", "leaseExpiry",
-			"lease-expiry", "overridesPollInterval", "overrides-poll-interval");
-
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	RedisRateLimitStore rateLimitStore(ObjectProvider<RedisConnectionFactory> connectionFactory,
@@ -97,8 +92,8 @@ public final class RedisRateLimitAutoConfiguration {
 			return builder.build();
 		}
 		catch (InvalidValueException ex) {
-			// The builder is the one home of what these values may be; it names the one it refuses.
-			throw new RateLimitConfigurationException(PREFIX + "." + PROPERTIES.getOrDefault(ex.name(), ex.name()),
+			// The builder is the one home of what these values may be; it names the one it refuses as its property.
+			throw new RateLimitConfigurationException(PREFIX + "." + ex.name(),
 					ex.getMessage(), ex.action());
 		}
 		catch (IllegalStateException ex) {

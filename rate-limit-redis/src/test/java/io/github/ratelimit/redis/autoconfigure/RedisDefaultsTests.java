@@ -34,10 +34,13 @@ class RedisDefaultsTests {
 		expected.put("probeInterval", properties.getBreaker().getProbeInterval());
 		RedisRateLimitStore.Builder builder = RedisRateLimitStore
 			.builder(new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1)));
+		Field held = RedisRateLimitStore.Builder.class.getDeclaredField("settings");
+		held.setAccessible(true);
+		Object settings = held.get(builder);
 		for (Map.Entry<String, Object> property : expected.entrySet()) {
-			Field field = RedisRateLimitStore.Builder.class.getDeclaredField(property.getKey());
+			Field field = settings.getClass().getDeclaredField(property.getKey());
 			field.setAccessible(true);
-			assertThat(field.get(builder)).as(property.getKey()).isEqualTo(property.getValue());
+			assertThat(field.get(settings)).as(property.getKey()).isEqualTo(property.getValue());
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,13 +16,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.context.properties.bind.AbstractBindHandler;
-import org.springframework.boot.context.properties.bind.BindContext;
-import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
-import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -35,9 +28,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
-import org.springframework.boot.origin.SystemEnvironmentOrigin;
 import org.springframework.core.Ordered;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.env.CommandLinePropertySource;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.PropertySource;
@@ -129,7 +120,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	void check() {
 		Binder binder = new Binder(ConfigurationPropertySources.get(this.environment),
 				new PropertySourcesPlaceholdersResolver(this.environment));
-		Recorder recorder = bind(this.roots, binder, (source) -> !isEnvironment(source.getUnderlyingSource()));
+		BindRecorder recorder = bind(this.roots, binder, (source) -> !isEnvironment(source.getUnderlyingSource()));
 		Map<String, String[]> failures = new LinkedHashMap<>();
 		Set<String> systemProperties = new LinkedHashSet<>();
 		for (ConfigurationProperty property : recorder.unbound.values()) {
@@ -189,9 +180,9 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	}
 
 	/** Binds every root, recording the names asked for and the names that bound nothing. */
-	private static Recorder bind(Map<ConfigurationPropertyName, Class<?>> roots, Binder binder,
+	private static BindRecorder bind(Map<ConfigurationPropertyName, Class<?>> roots, Binder binder,
 			Function<ConfigurationPropertySource, Boolean> checked) {
-		Recorder recorder = new Recorder(roots);
+		BindRecorder recorder = new BindRecorder(roots);
 		roots.forEach((prefix, type) -> binder.bind(prefix, Bindable.of(type), recorder.handler(prefix, checked)));
 		return recorder;
 	}
@@ -244,151 +235,4 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 		}
 		return d[a.length()][b.length()];
 	}
-
-	/**
-	 * Records what the binder does: the names it asks for (with their types), the variables it reads, and
-	 * the names {@link NoUnboundElementsBindHandler} finds unbound. Errors of values are left to the
-	 * binding of the properties beans, which reports them.
-	 */
-	private static final class Recorder {
-
-		private final Map<ConfigurationPropertyName, ResolvableType> started = new HashMap<>();
-
-		private final Set<String> read = new HashSet<>();
-
-		private final Map<ConfigurationPropertyName, ConfigurationProperty> unbound = new LinkedHashMap<>();
-
-		private final Map<ConfigurationPropertyName, Class<?>> roots;
-
-		private @Nullable ConfigurationPropertyName root;
-
-		Recorder(Map<ConfigurationPropertyName, Class<?>> roots) {
-			this.roots = roots;
-		}
-
-		BindHandler handler(ConfigurationPropertyName root, Function<ConfigurationPropertySource, Boolean> checked) {
-			this.root = root;
-			return new AbstractBindHandler(new NoUnboundElementsBindHandler(BindHandler.DEFAULT, checked)) {
-
-				@Override
-				public <T> @Nullable Bindable<T> onStart(ConfigurationPropertyName name, Bindable<T> target,
-						BindContext context) {
-					Recorder.this.started.putIfAbsent(name, target.getType());
-					return super.onStart(name, target, context);
-				}
-
-				@Override
-				public @Nullable Object onSuccess(ConfigurationPropertyName name, Bindable<?> target,
-						BindContext context, Object result) {
-					read(context);
-					return super.onSuccess(name, target, context, result);
-				}
-
-				@Override
-				public @Nullable Object onFailure(ConfigurationPropertyName name, Bindable<?> target,
-						BindContext context, Exception error) {
-					read(context);
-					if (error instanceof UnboundConfigurationPropertiesException unknown) {
-						unbound(unknown); // from the root, or from a list's element
-						return null;
-					}
-					try {
-						return super.onFailure(name, target, context, error);
-					}
-					catch (Exception ex) {
-						return null;
-					}
-				}
-
-			};
-		}
-
-		/** Notes the variable a value came from (its name as the environment spells it). */
-		private void read(BindContext context) {
-			ConfigurationProperty property = context.getConfigurationProperty();
-			Origin origin = (property != null) ? property.getOrigin() : null;
-			if (origin instanceof PropertySourceOrigin propertySourceOrigin) {
-				this.read.add(propertySourceOrigin.getPropertyName());
-				origin = propertySourceOrigin.getOrigin();
-			}
-			if (origin instanceof SystemEnvironmentOrigin variable) {
-				this.read.add(variable.getProperty());
-			}
-		}
-
-		/** Keeps the names unbound, but those under an inner root (rate-limit.client): the inner root's to judge. */
-		void unbound(UnboundConfigurationPropertiesException ex) {
-			for (ConfigurationProperty property : ex.getUnboundProperties()) {
-				if (!this.started.containsKey(property.getName()) && owner(property.getName()).equals(this.root)) {
-					this.unbound.putIfAbsent(property.getName(), property);
-				}
-			}
-		}
-
-		private ConfigurationPropertyName owner(ConfigurationPropertyName name) {
-			ConfigurationPropertyName owner = name;
-			for (ConfigurationPropertyName prefix : this.roots.keySet()) {
-				if (prefix.equals(name) || prefix.isAncestorOf(name)) {
-					owner = prefix;
-				}
-			}
-			return owner;
-		}
-
-		/** The index of the first element of the name that the binder never asked for. */
-		int firstUnknown(ConfigurationPropertyName name) {
-			for (int i = 1; i < name.getNumberOfElements(); i++) {
-				if (!this.started.containsKey(name.chop(i + 1))) {
-					return i;
-				}
-			}
-			return name.getNumberOfElements() - 1;
-		}
-
-		/** rules[0].polices[0] and rules[0].polices[1] are one unknown name: rules[0].polices. */
-		ConfigurationPropertyName withoutTrailingIndexes(ConfigurationPropertyName name, int index) {
-			int shown = name.getNumberOfElements();
-			while (shown > index + 1 && name.isNumericIndex(shown - 1)) {
-				shown--;
-			}
-			return name.chop(shown);
-		}
-
-		/** What to do: the closest name, or the names that exist where this one was written. */
-		String hint(ConfigurationPropertyName name, int index) {
-			ConfigurationPropertyName known = name.chop(index);
-			Set<String> here = new TreeSet<>();
-			this.started.keySet().stream().filter(known::isParentOf).forEach((n) -> here.add(n.getLastElement(Form.DASHED)));
-			String element = name.getElement(index, Form.UNIFORM);
-			String best = null;
-			int bestDistance = Integer.MAX_VALUE;
-			for (String candidate : here) {
-				String uniform = candidate.replace("-", "");
-				int distance = distance(element, uniform);
-				int shorter = Math.min(element.length(), uniform.length());
-				if (distance < bestDistance && distance <= ((shorter < 3) ? 0 : Math.max(1, shorter / 3))) {
-					best = candidate;
-					bestDistance = distance;
-				}
-			}
-			if (best != null) {
-				ConfigurationPropertyName corrected = known.append(best);
-				ConfigurationPropertyName full = corrected.append(name.subName(index + 1));
-				ConfigurationPropertyName suggested = isKnown(this.roots, full)
-						? withoutTrailingIndexes(full, index) : corrected;
-				return "did you mean " + suggested + "?";
-			}
-			ResolvableType type = this.started.get(known);
-			Class<?> resolved = (type != null) ? type.resolve(Object.class) : Object.class;
-			if (Collection.class.isAssignableFrom(resolved) || resolved.isArray()) {
-				return known + " is a list: its entries are " + known + "[0], " + known + "[1], ...";
-			}
-			if (here.isEmpty()) {
-				return known + " takes a value, not nested properties";
-			}
-			return "known under " + known + ": " + String.join(", ", here);
-		}
-
-	}
-
 }

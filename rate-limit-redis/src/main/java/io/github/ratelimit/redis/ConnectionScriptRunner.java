@@ -18,8 +18,8 @@ import org.springframework.data.redis.connection.ReturnType;
 /**
  * Runs scripts through any {@link RedisConnectionFactory} (Jedis, or another client), whose calls
  * block: each call runs on a bounded pool, and the calling thread waits for it only until the
- * deadline (a call left running past it reports its reply to the caller's late-reply handler). A call that finds the pool full fails at once rather than queue
- * behind a stuck Redis. Thread-safe.
+ * deadline (a call left running past it reports its reply to the caller's late-reply handler). A call
+ * that finds the pool full fails at once rather than queue behind a stuck Redis. Thread-safe.
  */
 final class ConnectionScriptRunner implements ScriptRunner {
 

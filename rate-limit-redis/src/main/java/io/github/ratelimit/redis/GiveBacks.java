@@ -147,8 +147,8 @@ final class GiveBacks {
 			this.nodes.countError(node);
 		}
 		if (RedisRateLimitStore.logger.isDebugEnabled()) {
-			RedisRateLimitStore.logger.debug("Redis rate limit store could not give back " + new String(pending.keys[0], StandardCharsets.UTF_8)
-					+ " on " + node.name() + "; the attempt stays charged", cause);
+			RedisRateLimitStore.logger.debug("Redis rate limit store could not give back "
+					+ new String(pending.keys[0], StandardCharsets.UTF_8) + " on " + node.name() + "; the attempt stays charged", cause);
 		}
 		return -1;
 	}
@@ -179,8 +179,8 @@ final class GiveBacks {
 		ScriptCodec.Call release = this.codec.call(ScriptOp.RELEASE, acquisitions, keys, ScriptCodec.NO_DEADLINE, leases);
 		send(release).whenComplete((done, failure) -> {
 			if (failure != null) {
-				RedisRateLimitStore.logger.debug("Redis rate limit store could not give back tokens a late reply from " + node.name() + " took",
-						failure);
+				RedisRateLimitStore.logger.debug("Redis rate limit store could not give back tokens a late reply from "
+						+ node.name() + " took", failure);
 			}
 		});
 	}

@@ -188,11 +188,12 @@ final class RedisNodes {
 			return;
 		}
 		if (node.breaker().onFailure()) {
-			RedisRateLimitStore.logger.warn("Redis rate limit store failed on " + node.name() + " (" + error.message() + "); deciding on-failure="
-					+ this.onFailure + " for its keys without waiting for Redis until it answers again");
+			RedisRateLimitStore.logger.warn("Redis rate limit store failed on " + node.name() + " (" + error.message()
+					+ "); deciding on-failure=" + this.onFailure + " for its keys without waiting for Redis until it answers again");
 		}
 		else if (RedisRateLimitStore.logger.isDebugEnabled()) {
-			RedisRateLimitStore.logger.debug("Redis rate limit store failed on " + node.name() + "; deciding on-failure=" + this.onFailure, ex);
+			RedisRateLimitStore.logger.debug("Redis rate limit store failed on " + node.name() + "; deciding on-failure="
+					+ this.onFailure, ex);
 		}
 	}
 

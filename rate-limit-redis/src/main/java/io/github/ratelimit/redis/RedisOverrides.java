@@ -30,10 +30,10 @@ import org.springframework.data.redis.connection.ReturnType;
  * each instance polls the counter (one {@code GET}) every {@code pollInterval}, and when it moved,
  * reads the hash, hands it to the listener and forgets the rejections it keeps (tokens may have come
  * back). Redis calls run on two daemon threads of their own (one polls, one writes), so a slow Redis
- * never holds a request; callers wait a bounded time; a third, which never calls Redis, watches the polls. An outage of the polls is logged once (WARN), its
- * recovery once (INFO): after {@value #FAILURES_LOGGED} failed polls in a row, or as soon as no poll has
- * been answered for that many intervals and {@link #WAIT} (a poll that waits for the client's command
- * timeout, 60 s unless {@code spring.data.redis.timeout} says otherwise, fails late: the watching thread
+ * never holds a request; callers wait a bounded time; a third, which never calls Redis, watches the polls.
+ * An outage of the polls is logged once (WARN), its recovery once (INFO): after {@value #FAILURES_LOGGED}
+ * failed polls in a row, or as soon as no poll has been answered for that many intervals and
+ * {@link #WAIT} (a poll that waits for the client's command timeout, 60 s unless {@code spring.data.redis.timeout} says otherwise, fails late: the watching thread
  * notices, within about one more interval); meanwhile the last values stay in force. Thread-safe.
  */
 final class RedisOverrides implements AutoCloseable {
@@ -96,7 +96,8 @@ final class RedisOverrides implements AutoCloseable {
 		this.pollIntervalNanos = pollInterval.toNanos();
 		this.onChange = onChange;
 		this.poller = Executors.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides"));
-		this.writer = Executors.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides-write"));
+		this.writer = Executors
+			.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides-write"));
 		this.watcher = Executors
 			.newSingleThreadScheduledExecutor((runnable) -> ScriptRunner.daemon(runnable, "rate-limit-redis-overrides-watch"));
 	}

@@ -117,9 +117,9 @@ final class StartUp {
 
 	private void failed(RedisError error, boolean late) {
 		if (error.isCredentials()) {
-			RedisRateLimitStore.logger.error("Redis at " + this.endpoint + " refused the rate limiter's credentials or permissions at start-up ("
-					+ error.message() + "): " + RedisNodes.CREDENTIALS_ACTION + ". Until then on-failure=" + this.onFailure
-					+ " decides every request");
+			RedisRateLimitStore.logger.error("Redis at " + this.endpoint
+					+ " refused the rate limiter's credentials or permissions at start-up (" + error.message() + "): "
+					+ RedisNodes.CREDENTIALS_ACTION + ". Until then on-failure=" + this.onFailure + " decides every request");
 		}
 		else {
 			RedisRateLimitStore.logger.warn("Redis at " + this.endpoint + " did not answer the rate limiter at start-up (" + error.message()

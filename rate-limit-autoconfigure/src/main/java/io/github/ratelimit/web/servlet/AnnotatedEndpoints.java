@@ -170,7 +170,8 @@ final class AnnotatedEndpoints implements SmartInitializingSingleton {
 		if (StringUtils.hasText(annotation.value())) {
 			if (inline) {
 				throw new RateLimitConfigurationException("@RateLimited(\"" + annotation.value() + "\") on " + where,
-						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name, onLimit, maxDelay, count, shadow)",
+						"names a policy and also sets inline attributes (limit, period, burst, key, algorithm, name, onLimit, "
+								+ "maxDelay, count, shadow)",
 						"Either name a policy from rate-limit.policies, or define the limit inline; 'cost' may go with either");
 			}
 			RateLimitPolicy named = this.policies.get(annotation.value());

@@ -289,7 +289,8 @@ public class RateLimitsEndpoint {
 				.forEach((name, limit) -> plans.put(name,
 						new PlanDescriptor(limit.limit(), limit.algorithm().isRate() ? limit.period() : null, limit.burst())));
 			return new PolicyDescriptor(policy.name(), policy.limit().algorithm().id(), policy.limit().limit(),
-					policy.limit().algorithm().isRate() ? policy.limit().period() : null, policy.limit().burst(), policy.keySpec(), policy.cost(),
+					policy.limit().algorithm().isRate() ? policy.limit().period() : null, policy.limit().burst(),
+					policy.keySpec(), policy.cost(),
 					policy.count().name().toLowerCase(Locale.ROOT),
 					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow(),
 					plans, policy.isOverridden());

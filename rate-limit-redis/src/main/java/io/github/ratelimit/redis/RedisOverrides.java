@@ -33,8 +33,9 @@ import org.springframework.data.redis.connection.ReturnType;
  * never holds a request; callers wait a bounded time; a third, which never calls Redis, watches the polls.
  * An outage of the polls is logged once (WARN), its recovery once (INFO): after {@value #FAILURES_LOGGED}
  * failed polls in a row, or as soon as no poll has been answered for that many intervals and
- * {@link #WAIT} (a poll that waits for the client's command timeout, 60 s unless {@code spring.data.redis.timeout} says otherwise, fails late: the watching thread
- * notices, within about one more interval); meanwhile the last values stay in force. Thread-safe.
+ * {@link #WAIT} (a poll that waits for the client's command timeout, 60 s unless
+ * {@code spring.data.redis.timeout} says otherwise, fails late: the watching thread notices, within about
+ * one more interval); meanwhile the last values stay in force. Thread-safe.
  */
 final class RedisOverrides implements AutoCloseable {
 

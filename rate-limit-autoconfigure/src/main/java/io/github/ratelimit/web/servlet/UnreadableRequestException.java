@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * A request a policy cannot tell the key, plan or exemption of: its parameters cannot be decoded, a key
  * header is sent twice, a parameter comes as a file part, or a key expression, resolver bean, plan or
  * exemption threw on what the request holds. Thrown by the resolvers of {@link KeyResolvers} before any
- * store call, caught in one place, the {@link RateLimitInterceptor}, which answers {@code 400}: falling
+ * store call, caught in one place, the {@link RateLimitExchange}, which answers {@code 400}: falling
  * back to the client IP instead would let a client choose its key (a lockout per username would become
  * one per IP). A shadow policy never lets it out: it falls back as it always did, and the request is
  * counted as {@code shadow-unreadable}. Carries no stack trace: clients cause it at will.

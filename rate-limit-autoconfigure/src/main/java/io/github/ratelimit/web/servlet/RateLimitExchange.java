@@ -164,7 +164,10 @@ final class RateLimitExchange {
 		if (!this.countPending.get() && !step.isEmpty() && result.isLimited()) {
 			this.pipeline.headers().write(result, response);
 		}
-		long waitNanos = new RequestDecision(step).waitNanos();
+		long waitNanos = 0;
+		for (int i = 0; i < step.size(); i++) {
+			waitNanos = Math.max(waitNanos, step.get(i).enforced() ? step.get(i).decision().waitNanos() : 0);
+		}
 		if (waitNanos > 0) {
 			try {
 				this.pipeline.delay().await(waitNanos);
@@ -273,9 +276,13 @@ final class RateLimitExchange {
 	}
 
 	private void holdIfCountsLater() {
-		if (this.checks.stream().anyMatch(Check::countsLater) && this.countPending.compareAndSet(false, true)
-				&& this.held != null) {
-			this.held.hold();
+		for (int i = 0; i < this.checks.size(); i++) {
+			if (this.checks.get(i).countsLater()) {
+				if (this.countPending.compareAndSet(false, true) && this.held != null) {
+					this.held.hold();
+				}
+				return;
+			}
 		}
 	}
 

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.servlet;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import io.github.ratelimit.core.Decision;
@@ -29,6 +30,7 @@ final class RequestDecision implements RateLimitResult {
 	 */
 	RequestDecision(List<Check> checks) {
 		List<Check> enforced = new ArrayList<>(checks.size());
+		// Built here and never changed: kept as it is, not copied.
 		boolean allowed = true;
 		long retryAfterNanos = 0;
 		long waitNanos = 0;
@@ -42,7 +44,7 @@ final class RequestDecision implements RateLimitResult {
 						: Math.max(decision.retryAfterNanos(), decision.nextNanos()));
 			}
 		}
-		this.checks = List.copyOf(enforced);
+		this.checks = Collections.unmodifiableList(enforced);
 		this.allowed = allowed;
 		this.waitNanos = allowed ? waitNanos : 0;
 		// Computed once: the header and the problem body both say it.

@@ -128,7 +128,7 @@ final class RequestLimiter {
 			}
 		}
 		List<RateLimitPolicy> enforced = new ArrayList<>(applicable.size());
-		List<RateLimitPolicy> shadow = new ArrayList<>(0);
+		List<RateLimitPolicy> shadow = List.of();
 		boolean exemptFromAll = !applicable.isEmpty() && this.exemptions.isExempt(request);
 		for (RateLimitPolicy policy : applicable) {
 			RateLimitPolicy judged = this.shadowOnly ? policy.inShadow() : policy;
@@ -137,7 +137,13 @@ final class RequestLimiter {
 			}
 			else {
 				judged = judged.inForceFor(request);
-				(judged.shadow() ? shadow : enforced).add(judged);
+				if (!judged.shadow()) {
+					enforced.add(judged);
+				}
+				else {
+					shadow = shadow.isEmpty() ? new ArrayList<>(2) : shadow;
+					shadow.add(judged);
+				}
 			}
 		}
 		List<Check> checks = admit(request, enforced, false);

@@ -368,8 +368,12 @@ final class ClientIpResolver {
 	 * @return the values, oldest first
 	 */
 	static List<String> lastValues(@Nullable Enumeration<?> values) {
+		if (values == null || !values.hasMoreElements()) {
+			// The usual request, with no forwarding header: nothing to copy.
+			return List.of();
+		}
 		ArrayDeque<String> last = new ArrayDeque<>();
-		while (values != null && values.hasMoreElements()) {
+		while (values.hasMoreElements()) {
 			if (last.size() == MAX_HOPS) {
 				last.removeFirst();
 			}

@@ -17,7 +17,8 @@ import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 
 /**
- * Decides one request against the policies that apply to it, in two steps:
+ * Decides a request's policies into {@link Check}s, for its {@link RateLimitExchange}; holds no state of
+ * any request. Two steps:
  * <ol>
  * <li>{@link #decide} when the request arrives: every enforced policy takes its tokens, all or nothing,
  * in one store call; shadow policies are evaluated the same way but never reject. A policy that counts
@@ -39,8 +40,8 @@ import io.github.ratelimit.web.DecisionRecorder;
  * one of those places until {@link #doneWaiting()}. Thread-safe; the bound is exact.
  * <p>
  * Concurrency limits take their slots in the same store call as every other limit (all or nothing: a
- * request another policy rejects holds none); an allowed result lists them ({@code slots}), and they are
- * given back by {@link #release} when the response is complete.
+ * request another policy rejects holds none); the checks of an allowed request that hold one are given
+ * back by {@link #release} when the request ends.
  */
 final class RequestLimiter {
 

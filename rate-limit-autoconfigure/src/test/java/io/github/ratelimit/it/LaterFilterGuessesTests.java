@@ -3,6 +3,8 @@ package io.github.ratelimit.it;
 import java.io.IOException;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -59,10 +61,17 @@ class LaterFilterGuessesTests {
 
 	@Test
 	void parallelGuessesGetExactlyTheBudget() throws Exception {
+		// The admitted guesses are held in the password check until all three are in it, so the others are
+		// decided while three attempts are in flight (as behind a slow password hash).
+		inCheck = new CountDownLatch(3);
 		Map<Integer, Integer> statuses = AtOnce.statuses(24,
 				(i) -> () -> this.http.post("/filter-login", "user=mallory&password=guess&slow=true").statusCode());
 		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(401, 3, 429, 21));
+		assertThat(inCheck.getCount()).as("three guesses were in the check at once").isZero();
 	}
+
+	/** The guesses in the password check, counted down as they enter it. */
+	static volatile CountDownLatch inCheck = new CountDownLatch(0);
 
 	/** Checks the password of {@code POST /filter-login} itself, after the rate limit filter. */
 	@Configuration(proxyBeanMethods = false)
@@ -80,8 +89,10 @@ class LaterFilterGuessesTests {
 						return;
 					}
 					if (request.getParameter("slow") != null) {
+						CountDownLatch latch = inCheck;
+						latch.countDown();
 						try {
-							Thread.sleep(300);
+							latch.await(10, TimeUnit.SECONDS);
 						}
 						catch (InterruptedException ex) {
 							Thread.currentThread().interrupt();

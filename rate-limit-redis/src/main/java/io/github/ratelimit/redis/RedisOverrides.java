@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -82,6 +83,9 @@ final class RedisOverrides implements AutoCloseable {
 	/** The counter last read; {@code null} until a read succeeds. Poll thread only (and start-up, before polls). */
 	private volatile @Nullable Long version;
 
+	/** The version this instance's latest write made: no snapshot older than it is applied. */
+	private final AtomicLong written = new AtomicLong(Long.MIN_VALUE);
+
 	private volatile @Nullable Consumer<Map<String, String>> listener;
 
 	/**
@@ -126,6 +130,10 @@ final class RedisOverrides implements AutoCloseable {
 			throw new IllegalStateException("The Redis store is closed: cannot store the change of policy '" + policy + "'");
 		}
 		await(write, "store the change of policy '" + policy + "' in Redis (" + hashKey() + ")");
+		if (write.join() instanceof Long written) {
+			// A poll that read the hash before this write must not put the policy back as it was.
+			this.written.accumulateAndGet(written, Math::max);
+		}
 		// Read at once: the instance that wrote need not wait for its poll.
 		try {
 			this.poller.execute(this::poll);
@@ -214,6 +222,10 @@ final class RedisOverrides implements AutoCloseable {
 			this.failures = 0;
 			if (this.down.compareAndSet(true, false)) {
 				logger.info("Rate limit overrides are read from Redis again (" + hashKey() + ")");
+			}
+			if (overrides != null && seen < this.written.get()) {
+				// Read before this instance's own write landed: the next poll reads it.
+				overrides = null;
 			}
 			if (overrides != null) {
 				boolean first = this.version == null;

@@ -13,8 +13,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.ImportSelector;
-import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
@@ -25,14 +23,15 @@ import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.ProblemDetailRejectionHandler;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.web.servlet.RateLimitServletConfiguration;
 
 /**
  * Rate limiting for Spring MVC applications: registers the rate limit filter and interceptor with the
  * policies and rules of {@code rate-limit.*} and the {@code @RateLimited} handlers. What an application
  * may replace backs off when it declares its own: the {@link RateLimitStore}, the {@link RateLimitClock},
  * the {@link RateLimitRejectionHandler}, the {@link RequestDelay} and the
- * {@link io.github.ratelimit.web.DecisionRecorder}; the pipeline itself is internal (package-private, in
- * {@code io.github.ratelimit.web.servlet}). {@code rate-limit.enabled=false} turns all of it off.
+ * {@link io.github.ratelimit.web.DecisionRecorder}; the pipeline itself is internal
+ * ({@link RateLimitServletConfiguration} builds it). {@code rate-limit.enabled=false} turns all of it off.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -41,7 +40,7 @@ import io.github.ratelimit.web.RequestDelay;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import(RateLimitAutoConfiguration.Pipeline.class)
+@Import(RateLimitServletConfiguration.class)
 public final class RateLimitAutoConfiguration {
 
 	@Bean
@@ -74,19 +73,6 @@ public final class RateLimitAutoConfiguration {
 		@ConditionalOnMissingBean(RateLimitStore.class)
 		CaffeineRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock clock) {
 			return properties.getStore().getCaffeine().createStore(clock);
-		}
-
-	}
-
-	/**
-	 * The filter, the interceptor and what they decide with: a package-private configuration in their own
-	 * package, so that none of it need be public.
-	 */
-	static final class Pipeline implements ImportSelector {
-
-		@Override
-		public String[] selectImports(AnnotationMetadata importingClassMetadata) {
-			return new String[] { "io.github.ratelimit.web.servlet.RateLimitServletConfiguration" };
 		}
 
 	}

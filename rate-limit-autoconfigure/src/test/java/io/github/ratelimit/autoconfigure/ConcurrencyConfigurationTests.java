@@ -10,7 +10,7 @@ import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.web.servlet.ConfiguredPolicy;
+import io.github.ratelimit.web.policy.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -12,7 +12,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.RateLimited;
-import io.github.ratelimit.web.servlet.ConfiguredPolicy;
+import io.github.ratelimit.web.policy.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

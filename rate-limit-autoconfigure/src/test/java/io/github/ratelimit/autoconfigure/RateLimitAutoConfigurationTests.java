@@ -27,16 +27,16 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RateLimited;
-import io.github.ratelimit.web.servlet.ConfiguredPolicy;
+import io.github.ratelimit.web.policy.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

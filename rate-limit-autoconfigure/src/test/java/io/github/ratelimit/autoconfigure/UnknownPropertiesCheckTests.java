@@ -30,7 +30,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.web.servlet.ConfiguredPolicy;
+import io.github.ratelimit.web.policy.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -15,7 +15,7 @@ import org.springframework.context.ApplicationContext;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.testsupport.Http;
-import io.github.ratelimit.web.servlet.ConfiguredPolicy;
+import io.github.ratelimit.web.policy.ConfiguredPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

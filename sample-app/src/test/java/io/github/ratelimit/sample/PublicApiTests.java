@@ -30,6 +30,9 @@ class PublicApiTests {
 	/** A list item of the section: a package, then its types, each in backticks. */
 	private static final Pattern ITEM = Pattern.compile("^- `(io\\.github\\.ratelimit[\\w.]*)`: (.*)$");
 
+	/** The part of the section that lists internals public across the starter's packages. */
+	private static final String INTERNAL = "\n### Internal, public across the starter's packages\n";
+
 	private static final Pattern TYPE = Pattern.compile("`([A-Z]\\w*)`");
 
 	@Test
@@ -38,6 +41,18 @@ class PublicApiTests {
 		assertThat(documented).contains("io.github.ratelimit.web.RateLimited", "io.github.ratelimit.core.RateLimitStore");
 		assertThat(publicTypes()).as("public top-level types of the published modules (docs/how-it-works.md, Public API)")
 			.containsExactlyElementsOf(documented);
+	}
+
+	@Test
+	void internalTypesArePublicOnlyInInternalPackages() throws Exception {
+		Set<String> internal = documented(INTERNAL);
+		assertThat(internal).contains("io.github.ratelimit.web.policy.RateLimitPolicy");
+		Set<String> internalPackages = new TreeSet<>();
+		internal.forEach((type) -> internalPackages.add(type.substring(0, type.lastIndexOf('.'))));
+		Set<String> documented = documented();
+		documented.removeAll(internal);
+		assertThat(documented).as("API types (docs/how-it-works.md, Public API) outside the internal packages")
+			.noneMatch((type) -> internalPackages.contains(type.substring(0, type.lastIndexOf('.'))));
 	}
 
 	@Test
@@ -75,10 +90,15 @@ class PublicApiTests {
 		return names;
 	}
 
+	/** Every public type the Public API section lists, internal ones included. */
 	private static Set<String> documented() throws IOException {
+		return documented("\n## Public API\n");
+	}
+
+	private static Set<String> documented(String heading) throws IOException {
 		String doc = Files.readString(root().resolve("docs/how-it-works.md"), StandardCharsets.UTF_8);
-		int start = doc.indexOf("\n## Public API\n");
-		assertThat(start).as("docs/how-it-works.md has a Public API section").isNotNegative();
+		int start = doc.indexOf(heading);
+		assertThat(start).as("docs/how-it-works.md has the section " + heading.strip()).isNotNegative();
 		int end = doc.indexOf("\n## ", start + 1);
 		String section = doc.substring(start, (end < 0) ? doc.length() : end);
 		Set<String> names = new TreeSet<>();

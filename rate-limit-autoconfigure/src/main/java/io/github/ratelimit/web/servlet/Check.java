@@ -4,6 +4,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * One policy's part of one request: the policy as it judged the request (plan applied), the budget and

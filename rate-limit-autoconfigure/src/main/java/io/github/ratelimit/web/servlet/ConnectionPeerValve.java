@@ -11,6 +11,8 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+
 /**
  * Records the connection's peer address, and the forwarding header as the client sent it, before
  * any other valve of the engine runs: Tomcat's {@code RemoteIpValve} (which Spring Boot adds for

@@ -17,6 +17,7 @@ import org.springframework.web.context.WebApplicationContext;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpSource;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
 
 /**
  * Refuses to start when the container rewrites the client address from forwarding headers and the

@@ -14,6 +14,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.key.UnreadableRequestException;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
  * One request's rate limiting from its arrival to its end, in phases that only move forward:

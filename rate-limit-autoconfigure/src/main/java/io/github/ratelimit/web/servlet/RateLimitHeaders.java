@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.web.HeaderStyle;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * Writes the rate limit headers of a limited response, allowed or rejected, in the configured
@@ -180,24 +181,4 @@ final class RateLimitHeaders {
 		return header.toString();
 	}
 
-	/**
-	 * Quotes a name as a Structured Field string (RFC 9651): printable ASCII only, with {@code "} and
-	 * {@code \} escaped; other characters become {@code ?}.
-	 */
-	static String sfString(String name) {
-		StringBuilder quoted = new StringBuilder(name.length() + 2).append('"');
-		for (int i = 0; i < name.length(); i++) {
-			char c = name.charAt(i);
-			if (c == '"' || c == '\\') {
-				quoted.append('\\').append(c);
-			}
-			else if (c >= 0x20 && c <= 0x7E) {
-				quoted.append(c);
-			}
-			else {
-				quoted.append('?');
-			}
-		}
-		return quoted.append('"').toString();
-	}
 }

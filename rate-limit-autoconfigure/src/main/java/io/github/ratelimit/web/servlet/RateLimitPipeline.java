@@ -5,6 +5,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
  * The stateless services a {@link RateLimitExchange} moves through, one set per application: they find a

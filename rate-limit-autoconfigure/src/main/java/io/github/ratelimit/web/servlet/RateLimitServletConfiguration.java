@@ -28,6 +28,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.handler.MappedInterceptor;
 
+import io.github.ratelimit.actuate.endpoint.RateLimitsEndpoint;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -36,15 +37,24 @@ import io.github.ratelimit.core.SharedPolicyOverrides;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.policy.AnnotatedEndpoints;
+import io.github.ratelimit.web.policy.ChangeFieldsCheck;
+import io.github.ratelimit.web.policy.ConfiguredLimits;
+import io.github.ratelimit.web.policy.PolicyRefresh;
+import io.github.ratelimit.web.policy.RateLimitPolicies;
+import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
  * The servlet pipeline of {@code RateLimitAutoConfiguration}, which imports it: the filter, the
- * interceptor and everything they decide with, package-private beside it. Its beans are internals, not
+ * interceptor and everything they decide with (policies, keys, client IPs, the endpoint), built from the
+ * starter's internal packages. Public only to be imported; its beans are internals, not
  * extension points: none backs off for an application's bean, except the {@link DecisionRecorder} and the
  * actuator endpoint.
  */
 @Configuration(proxyBeanMethods = false)
-class RateLimitServletConfiguration {
+public class RateLimitServletConfiguration {
 
 	/** Spring Security's filter chain's order unless {@code spring.security.filter.order} says otherwise. */
 	private static final int SECURITY_FILTER_ORDER = -100;

@@ -7,6 +7,8 @@ import org.apache.commons.logging.LogFactory;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.RateLimitClock;
+import io.github.ratelimit.web.key.ThrottledLog;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * Logs rejections so that an attack cannot flood the logs: every rejection at DEBUG; at most one WARN

@@ -15,6 +15,10 @@ import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
+import io.github.ratelimit.web.key.RequestParameters;
+import io.github.ratelimit.web.key.UnreadableRequestException;
+import io.github.ratelimit.web.policy.RateLimitExemptions;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * Decides a request's policies into {@link Check}s, for its {@link RateLimitExchange}; holds no state of

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import io.github.ratelimit.web.key.UnreadableRequestException;
+
 /**
  * The answer to a request a policy cannot tell the key, plan or exemption of: {@code 400 Bad Request}
  * with {@code Cache-Control: no-store} and an RFC 9457 {@code application/problem+json} body, as the

@@ -11,6 +11,7 @@ import org.springframework.web.context.support.GenericWebApplicationContext;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.ClientIpSource;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -22,6 +22,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.HeaderStyle;
@@ -29,7 +30,14 @@ import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.ProblemDetailRejectionHandler;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
-import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.policy.AnnotatedEndpoints;
+import io.github.ratelimit.web.policy.PathRule;
+import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitPolicies;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

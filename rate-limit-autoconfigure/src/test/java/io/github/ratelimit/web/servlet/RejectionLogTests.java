@@ -9,9 +9,13 @@ import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -17,10 +17,14 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

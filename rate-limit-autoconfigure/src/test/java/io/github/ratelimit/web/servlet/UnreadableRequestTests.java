@@ -17,6 +17,12 @@ import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.key.KeyResolversTests;
+import io.github.ratelimit.web.key.UnreadableRequestException;
+import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,0 +1,182 @@
+package io.github.ratelimit.web.key;
+
+import java.util.Collections;
+import java.util.Map;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.ParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
+import org.springframework.web.servlet.HandlerMapping;
+
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.KeyResolver;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
+
+/**
+ * SpEL over a request, for keys and plans ({@code #{...}} templates) and conditions ({@code exempt-when}):
+ * evaluated with a read-only context over a {@link Root} of what an expression may read, the request's
+ * parameters guarded ({@link RequestParameters#guarded}). An expression that throws cannot tell, and
+ * refuses the request. Thread-safe.
+ */
+final class KeyExpressions {
+
+	private final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private final ClientIpResolver clientIpResolver;
+
+	private final KeyResolvers keyResolvers;
+
+	KeyExpressions(ClientIpResolver clientIpResolver, KeyResolvers keyResolvers) {
+		this.clientIpResolver = clientIpResolver;
+		this.keyResolvers = keyResolvers;
+	}
+
+	/**
+	 * Builds a condition over a request: a SpEL boolean over the root of key expressions
+	 * ({@code ip}, {@code user}, {@code request}, {@code header('Name')}, {@code param('name')},
+	 * {@code pathVariables}), evaluated with the same read-only context. An expression that is not
+	 * {@code true} (a {@code null} included) does not hold; one that throws cannot tell, and refuses the
+	 * request ({@link UnreadableRequestException}), as a key or a plan that throws does: only an absent
+	 * value has a meaning, and a client decides what makes an expression throw.
+	 * @param condition the expression, e.g. {@code header('X-Internal') == 'yes'}
+	 * @param origin where it comes from, for error messages
+	 * @return the condition, which throws {@link UnreadableRequestException} when it cannot be evaluated
+	 * @throws RateLimitConfigurationException when the expression does not parse
+	 */
+	RequestCondition condition(String condition, String origin) {
+		String trimmed = condition.trim();
+		if (trimmed.startsWith("#{") && trimmed.endsWith("}")) {
+			trimmed = trimmed.substring(2, trimmed.length() - 1);
+		}
+		if (trimmed.isEmpty()) {
+			throw new RateLimitConfigurationException(origin, "the condition is empty",
+					"Write a SpEL boolean such as header('X-Internal') == 'yes', or remove the property");
+		}
+		Expression expression;
+		try {
+			expression = this.parser.parseExpression(trimmed);
+		}
+		catch (ParseException | IllegalArgumentException ex) {
+			String reason = (ex instanceof ParseException parse) ? parse.getSimpleMessage() : ex.getMessage();
+			throw new RateLimitConfigurationException(origin,
+					"cannot parse the SpEL condition '" + condition + "': " + reason,
+					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
+		}
+		return (request) -> {
+			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
+			try {
+				Root root = new Root(guarded, this.clientIpResolver);
+				SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+					.withInstanceMethods()
+					.withRootObject(root)
+					.build();
+				boolean holds = Boolean.TRUE.equals(expression.getValue(context));
+				RequestParameters.checkGuarded(guarded);
+				return holds;
+			}
+			catch (RuntimeException ex) {
+				throw this.keyResolvers.unreadable(ex, origin, "its exemption condition failed");
+			}
+		};
+	}
+
+	KeyResolver template(String template, String origin) {
+		Expression expression;
+		try {
+			expression = this.parser.parseExpression(template, ParserContext.TEMPLATE_EXPRESSION);
+		}
+		catch (ParseException ex) {
+			throw new RateLimitConfigurationException(origin,
+					"cannot parse the SpEL key '" + template + "': " + ex.getSimpleMessage(),
+					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
+		}
+		return (request) -> {
+			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
+			Root root = new Root(guarded, this.clientIpResolver);
+			SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
+				.withInstanceMethods()
+				.withRootObject(root)
+				.build();
+			String value = expression.getValue(context, String.class);
+			RequestParameters.checkGuarded(guarded);
+			return value;
+		};
+	}
+
+	/**
+	 * What a SpEL key expression can read: {@code request}, {@code ip}, {@code user},
+	 * {@code pathVariables['name']}, {@code header('Name')} and {@code param('name')}.
+	 */
+	public static final class Root {
+
+		private final HttpServletRequest request;
+
+		private final ClientIpResolver clientIpResolver;
+
+		Root(HttpServletRequest request, ClientIpResolver clientIpResolver) {
+			this.request = request;
+			this.clientIpResolver = clientIpResolver;
+		}
+
+		/**
+		 * Returns the request.
+		 * @return the request
+		 */
+		public HttpServletRequest getRequest() {
+			return this.request;
+		}
+
+		/**
+		 * Returns the client IP, resolved as for {@code ip} keys: an IPv6 client's network
+		 * ({@code 2001:db8:7:8::/64}) under the default {@code ipv6-prefix}.
+		 * @return the client IP
+		 */
+		public String getIp() {
+			return this.clientIpResolver.resolve(this.request);
+		}
+
+		/**
+		 * Returns the authenticated principal's name.
+		 * @return the name, or {@code null} when anonymous
+		 */
+		public @Nullable String getUser() {
+			return KeyResolvers.userName(this.request);
+		}
+
+		/**
+		 * Returns the path variables of the matched handler.
+		 * @return the variables, empty when there are none
+		 */
+		@SuppressWarnings("unchecked")
+		public Map<String, String> getPathVariables() {
+			Object variables = this.request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+			return (variables instanceof Map<?, ?> map) ? (Map<String, String>) map : Collections.emptyMap();
+		}
+
+		/**
+		 * Returns a request header.
+		 * @param name the header name
+		 * @return its value, or {@code null}
+		 * @throws UnreadableRequestException when it is sent more than once
+		 */
+		public @Nullable String header(String name) {
+			return KeyResolvers.header(this.request, name, "header('" + name + "')");
+		}
+
+		/**
+		 * Returns a request parameter, as {@code @RequestParam} finds it ({@code name}, else {@code name[]}).
+		 * @param name the parameter name
+		 * @return its first value, or {@code null}
+		 * @throws UnreadableRequestException when the parameters cannot be decoded, or the name is a file part
+		 */
+		public @Nullable String param(String name) {
+			return RequestParameters.first(this.request, name, "param('" + name + "')");
+		}
+
+	}
+}

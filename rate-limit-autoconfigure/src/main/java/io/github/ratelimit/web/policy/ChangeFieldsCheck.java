@@ -1,0 +1,61 @@
+package io.github.ratelimit.web.policy;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.InvocationContext;
+import org.springframework.boot.actuate.endpoint.OperationType;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvoker;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
+import org.springframework.boot.actuate.endpoint.invoke.OperationParameter;
+import org.springframework.boot.actuate.endpoint.invoke.OperationParameters;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * Refuses a runtime change ({@code POST /actuator/ratelimits/{policy}}) that carries a field the change
+ * does not take, such as a misspelt {@code brust}: actuator hands an operation only the fields it
+ * declares, so without this check {@code {"limit": 4, "brust": 8}} would change the limit and drop the
+ * burst without a word. Answers 400 naming the field, before anything is changed.
+ */
+public final class ChangeFieldsCheck implements OperationInvokerAdvisor {
+
+	private static final EndpointId RATELIMITS = EndpointId.of("ratelimits");
+
+	@Override
+	public OperationInvoker apply(EndpointId endpointId, OperationType operationType, OperationParameters parameters,
+			OperationInvoker invoker) {
+		if (!RATELIMITS.equals(endpointId) || operationType != OperationType.WRITE) {
+			return invoker;
+		}
+		Set<String> known = parameters.stream().map(OperationParameter::getName).collect(Collectors.toUnmodifiableSet());
+		return (context) -> {
+			String unknown = unknownField(context, known);
+			return (unknown != null) ? badRequest(context, unknown) : invoker.invoke(context);
+		};
+	}
+
+	private static @Nullable String unknownField(InvocationContext context, Set<String> known) {
+		// The arguments are the path's selectors, the query's parameters and the JSON body's fields.
+		for (String name : context.getArguments().keySet()) {
+			if (!known.contains(name)) {
+				return name;
+			}
+		}
+		return null;
+	}
+
+	private static WebEndpointResponse<Object> badRequest(InvocationContext context, String field) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("policy", String.valueOf(context.getArguments().get("policy")));
+		body.put("field", PolicyChanges.shown(field));
+		body.put("message", "a change has no field '" + PolicyChanges.shown(field) + "'; nothing was changed");
+		body.put("action", "Send one or more of limit, period, burst and plans, e.g. {\"limit\": 200}");
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
+	}
+
+}

@@ -1,0 +1,215 @@
+package io.github.ratelimit.web.policy;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Limit;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+
+/**
+ * The limits of one policy: its own and its plans', as configured and as in force. Shared by every
+ * copy of the policy (with another cost, in shadow, for one request's plan), so that what is in force
+ * is the same wherever the policy applies. Every change is validated as start-up validates. Thread-safe:
+ * what is in force is one immutable snapshot, replaced at once.
+ */
+final class PolicyLimits {
+
+	/** The configured values: from start-up, or from a refresh of the configuration. */
+	private volatile PolicyDefinition definition;
+
+	private final Algorithm algorithm;
+
+	private final AtomicLong highestCost;
+
+	private volatile Map<String, RateLimitPolicy.Plan> configuredPlans = Map.of();
+
+	/** Whether the policy has a plan source ({@code plan}): without one, no request is judged by a plan. */
+	private volatile boolean planned;
+
+	private volatile InForce configured;
+
+	private volatile InForce inForce;
+
+	/** The values changed at run time, merged over every change since start-up or the last restore. */
+	private volatile RateLimitPolicy.@Nullable Change change;
+
+	PolicyLimits(PolicyDefinition definition, Limit limit, long cost) {
+		this.definition = definition;
+		this.algorithm = limit.algorithm();
+		this.highestCost = new AtomicLong(cost);
+		this.configured = new InForce(limit, Map.of());
+		this.inForce = this.configured;
+	}
+
+	/**
+	 * What decides now: the policy's limit and its plans' limits.
+	 *
+	 * @param limit the policy's own limit, for requests with no plan or an unknown one
+	 * @param plans the plans' limits, by name
+	 */
+	record InForce(Limit limit, Map<String, Limit> plans) {
+	}
+
+	InForce inForce() {
+		return this.inForce;
+	}
+
+	InForce configured() {
+		return this.configured;
+	}
+
+	boolean hasPlans() {
+		return !this.inForce.plans().isEmpty();
+	}
+
+	/** The smallest burst in force, of the policy and of its plans: the most a request may cost. */
+	long smallestBurst() {
+		InForce current = this.inForce;
+		long burst = current.limit().burst();
+		for (Limit plan : current.plans().values()) {
+			burst = Math.min(burst, plan.burst());
+		}
+		return burst;
+	}
+
+	/** Records a cost some use of the policy takes (checked by {@code withCost}), for later checks. */
+	void costs(long cost) {
+		this.highestCost.accumulateAndGet(cost, Math::max);
+	}
+
+	/**
+	 * Sets the configured plans, each validated as the policy is ({@code <prefix>.plans.<name>.limit}...),
+	 * and the costs against every plan's burst.
+	 */
+	void configurePlans(Map<String, RateLimitPolicy.Plan> plans) {
+		this.planned = true;
+		InForce planned = new InForce(this.configured.limit(), plans(this.definition, plans));
+		this.configuredPlans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
+		this.configured = planned;
+		this.inForce = planned;
+	}
+
+	Map<String, RateLimitPolicy.Plan> configuredPlans() {
+		return this.configuredPlans;
+	}
+
+	boolean isOverridden() {
+		return this.change != null;
+	}
+
+	RateLimitPolicy.@Nullable Change change() {
+		return this.change;
+	}
+
+	/**
+	 * Changes the values in force, validated as at start-up: the values a change sets replace those of
+	 * earlier changes, the others stay (configured, or changed before); plans, when given, replace the
+	 * plans. States already spent keep what they spent (the stores move them to the new limit).
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	synchronized InForce change(RateLimitPolicy.Change requested) {
+		return replace(merged(requested));
+	}
+
+	/** The change in force with the values {@code requested} sets replacing those of earlier changes. */
+	RateLimitPolicy.Change merged(RateLimitPolicy.Change requested) {
+		RateLimitPolicy.Change previous = this.change;
+		return (previous == null) ? requested : new RateLimitPolicy.Change(
+				(requested.limit() != null) ? requested.limit() : previous.limit(),
+				(requested.period() != null) ? requested.period() : previous.period(),
+				(requested.burst() != null) ? requested.burst() : previous.burst(),
+				(requested.plans() != null) ? requested.plans() : previous.plans());
+	}
+
+	/**
+	 * Puts a whole change in force (over the configured values, not merged with earlier changes), or
+	 * returns to the configured values for {@code null}; validated as at start-up.
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
+	 */
+	synchronized InForce replace(RateLimitPolicy.@Nullable Change change) {
+		InForce next = (change != null) ? resolve(this.definition, this.configuredPlans, change) : this.configured;
+		InForce before = this.inForce;
+		this.inForce = next;
+		this.change = change;
+		return before;
+	}
+
+	/** Returns to the configured values; returns what was in force before. */
+	synchronized InForce restore() {
+		return replace(null);
+	}
+
+	/**
+	 * Takes new configured values (a refreshed configuration): validated as at start-up, and the change
+	 * made at run time, if any, applied over them.
+	 * @return what was in force before
+	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
+	 */
+	synchronized InForce reconfigure(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst,
+			Map<String, RateLimitPolicy.Plan> plans) {
+		PolicyDefinition old = this.definition;
+		PolicyDefinition base = new PolicyDefinition(old.id(), old.name(), old.originPrefix(),
+				old.annotation(), old.algorithm(), limit, period, burst, old.key(), old.cost(), old.onLimit(),
+				old.maxDelay(), old.count(), old.shadow());
+		InForce configured = resolve(base, plans, new RateLimitPolicy.Change(null, null, null, null));
+		InForce next = (this.change != null) ? resolve(base, plans, this.change) : configured;
+		InForce before = this.inForce;
+		this.definition = base;
+		this.configuredPlans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
+		this.configured = configured;
+		this.inForce = next;
+		return before;
+	}
+
+	/** Validates and builds the limits of {@code change} over the configured values {@code base}. */
+	private InForce resolve(PolicyDefinition base, Map<String, RateLimitPolicy.Plan> basePlans,
+			RateLimitPolicy.Change change) {
+		PolicyDefinition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
+		Limit limit = changed.limit(this.algorithm);
+		long cost = this.highestCost.get();
+		if (cost > limit.burst()) {
+			throw new RateLimitConfigurationException(base.originPrefix() + ".burst",
+					"the burst (" + limit.burst() + ") would be below the cost of a request (" + cost + ")",
+					"Raise the burst or the limit");
+		}
+		Map<String, Limit> plans = plans(changed, (change.plans() != null) ? change.plans() : basePlans);
+		return new InForce(limit, plans);
+	}
+
+	/** Validates and builds the plans' limits, over the policy's values of {@code base}. */
+	Map<String, Limit> plans(PolicyDefinition base, Map<String, RateLimitPolicy.Plan> plans) {
+		if (!plans.isEmpty() && !this.planned) {
+			// As start-up refuses plans without a source: they would be shown, and never judge a request.
+			throw new RateLimitConfigurationException(base.originPrefix() + ".plans",
+					"plans are given but the policy has no plan source (" + base.originPrefix()
+							+ ".plan), so no request would ever be judged by them",
+					"Leave plans out, or set " + base.originPrefix() + ".plan (it applies at the next start)");
+		}
+		Map<String, Limit> limits = new LinkedHashMap<>();
+		plans.forEach((name, plan) -> {
+			String prefix = base.originPrefix() + ".plans." + name;
+			if (name == null || name.isBlank()) {
+				throw new RateLimitConfigurationException(prefix, "a plan needs a name", "Name the plan, e.g. pro");
+			}
+			PolicyDefinition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
+			Limit limit = definition.limit(this.algorithm);
+			long cost = this.highestCost.get();
+			if (cost > limit.burst()) {
+				throw new RateLimitConfigurationException(prefix + ".burst",
+						"the burst of plan '" + name + "' (" + limit.burst() + ") is below the cost of a request ("
+								+ cost + ")",
+						"Raise the plan's burst or limit, or lower the cost");
+			}
+			limits.put(name.trim(), limit);
+		});
+		return Collections.unmodifiableMap(limits);
+	}
+}

@@ -1,0 +1,217 @@
+package io.github.ratelimit.web.policy;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.core.SharedPolicyOverrides;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+
+/**
+ * The named policies of {@code rate-limit.policies}, and every change of their values at run time: from
+ * the actuator endpoint, from other instances (through a store's {@link SharedPolicyOverrides}), from a
+ * refreshed configuration. Each change is validated as start-up validates, what keys spent stays spent,
+ * and each is logged once at INFO with the old and new values. The set of policies is fixed; thread-safe
+ * (changes are serialized).
+ */
+public final class RateLimitPolicies {
+
+	private static final Log logger = LogFactory.getLog(RateLimitPolicies.class);
+
+	private final Map<String, RateLimitPolicy> byName;
+
+	/** Where changes are kept for every instance; {@code null}: in this process only. */
+	private volatile @Nullable SharedPolicyOverrides shared;
+
+	/** Whether overrides were read from the shared store yet (the first read is the start-up's). */
+	private boolean read;
+
+	/**
+	 * Creates the registry.
+	 * @param policies the policies, by name
+	 */
+	public RateLimitPolicies(Map<String, RateLimitPolicy> policies) {
+		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(policies));
+	}
+
+	/**
+	 * Finds a policy.
+	 * @param name its name
+	 * @return the policy, or {@code null} when none has that name
+	 */
+	public @Nullable RateLimitPolicy get(String name) {
+		return this.byName.get(name);
+	}
+
+	/**
+	 * Returns the policy names, in configuration order.
+	 * @return the names
+	 */
+	Set<String> names() {
+		return this.byName.keySet();
+	}
+
+	/**
+	 * Returns the policies, in configuration order.
+	 * @return the policies
+	 */
+	public Collection<RateLimitPolicy> all() {
+		return this.byName.values();
+	}
+
+	/**
+	 * Keeps the changes made at run time in a store every instance reads, and applies those it holds:
+	 * now (an override in force at start-up is logged as a WARN naming the policy and its values) and
+	 * whenever they change.
+	 * @param overrides the shared store
+	 */
+	public void shareThrough(SharedPolicyOverrides overrides) {
+		this.shared = overrides;
+		overrides.listenToOverrides(this::applyShared);
+	}
+
+	/**
+	 * Changes a policy's values (those the change sets; the others stay), validated as at start-up, kept
+	 * for every instance when a shared store is set, and logged.
+	 * @param name the policy's name
+	 * @param change the values to set
+	 * @return the policy, or {@code null} when there is no such policy
+	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
+	 * @throws IllegalStateException when the shared store did not take the change; nothing changed here
+	 */
+	public @Nullable RateLimitPolicy change(String name, RateLimitPolicy.Change change) {
+		RateLimitPolicy policy = get(name);
+		if (policy == null) {
+			return null;
+		}
+		synchronized (this) {
+			RateLimitPolicy.Change merged = policy.limits().merged(change);
+			put(policy, merged, "changed at run time from ", " to ");
+		}
+		return policy;
+	}
+
+	/**
+	 * Returns a policy to its configured values, for every instance when a shared store is set, and logs
+	 * it.
+	 * @param name the policy's name
+	 * @return the policy, or {@code null} when there is no such policy
+	 * @throws IllegalStateException when the shared store did not take the change; nothing changed here
+	 */
+	public @Nullable RateLimitPolicy restore(String name) {
+		RateLimitPolicy policy = get(name);
+		if (policy == null) {
+			return null;
+		}
+		synchronized (this) {
+			if (policy.isOverridden()) {
+				put(policy, null, "restored from ", " to its configured ");
+			}
+			else if (this.shared != null) {
+				// Not overridden here, maybe only not yet seen here: another instance's change is dropped for all.
+				try {
+					this.shared.storeOverride(policy.name(), null);
+				}
+				catch (RuntimeException ex) {
+					throw (ex instanceof IllegalStateException state) ? state : new IllegalStateException(ex.getMessage(), ex);
+				}
+			}
+		}
+		return policy;
+	}
+
+	/** Applies here, then stores for every instance; undone here when the store did not take it. */
+	private void put(RateLimitPolicy policy, RateLimitPolicy.@Nullable Change change, String from, String to) {
+		RateLimitPolicy.Change previous = policy.override();
+		String before = policy.replace(change);
+		SharedPolicyOverrides overrides = this.shared;
+		if (overrides != null) {
+			try {
+				overrides.storeOverride(policy.name(), (change != null) ? OverrideFormat.write(change) : null);
+			}
+			catch (RuntimeException ex) {
+				policy.replace(previous);
+				throw (ex instanceof IllegalStateException state) ? state : new IllegalStateException(ex.getMessage(), ex);
+			}
+		}
+		logger.info("Rate limit policy '" + policy.name() + "' " + from + before + to + policy.describeInForce()
+				+ ((overrides != null) ? " (kept in the shared store for every instance)" : ""));
+	}
+
+	/** The overrides every instance shares, as the store holds them now: applies those that differ. */
+	private synchronized void applyShared(Map<String, String> stored) {
+		boolean startUp = !this.read;
+		this.read = true;
+		for (RateLimitPolicy policy : this.byName.values()) {
+			String value = stored.get(policy.name());
+			String prefix = "rate-limit.policies." + policy.name();
+			try {
+				RateLimitPolicy.Change wanted = (value != null) ? OverrideFormat.read(value, prefix) : null;
+				if (Objects.equals(wanted, policy.override())) {
+					continue;
+				}
+				String before = policy.replace(wanted);
+				if (startUp && wanted != null) {
+					logger.warn("Rate limit policy '" + policy.name() + "' is changed by an override kept in the shared "
+							+ "store: " + policy.describeInForce() + " instead of the configured "
+							+ policy.describeConfigured() + " (" + value + "); DELETE /actuator/ratelimits/"
+							+ policy.name() + " returns every instance to the configured values");
+				}
+				else {
+					logger.info("Rate limit policy '" + policy.name() + "' "
+							+ ((wanted != null) ? "changed on another instance from " + before + " to "
+									: "restored on another instance from " + before + " to its configured ")
+							+ policy.describeInForce());
+				}
+			}
+			catch (RateLimitConfigurationException ex) {
+				logger.error("Rate limit policy '" + policy.name() + "': the override kept in the shared store ("
+						+ value + ") cannot be applied: " + ex.getMessage() + "; keeping " + policy.describeInForce());
+			}
+		}
+	}
+
+	/**
+	 * Takes new configured values of a policy (a refreshed configuration), validated as at start-up; a
+	 * change made at run time stays in force over them. Logged at INFO; a bad value is logged as an ERROR
+	 * and changes nothing.
+	 * @param name the policy's name
+	 * @param limit the configured quota per period
+	 * @param period the configured period
+	 * @param burst the configured capacity, {@code null} for the default
+	 * @param plans the configured plans
+	 * @return {@code true} when applied (or nothing changed), {@code false} when refused
+	 */
+	synchronized boolean reconfigure(String name, @Nullable Long limit, @Nullable Duration period,
+			@Nullable Long burst, Map<String, RateLimitPolicy.Plan> plans) {
+		RateLimitPolicy policy = get(name);
+		if (policy == null) {
+			return false;
+		}
+		String configured = policy.describeConfigured();
+		String before;
+		try {
+			before = policy.reconfigure(limit, period, burst, plans);
+		}
+		catch (RateLimitConfigurationException ex) {
+			logger.error("Rate limit policy '" + name + "' keeps " + policy.describeInForce()
+					+ ": the refreshed configuration is refused: " + ex.getMessage());
+			return false;
+		}
+		String now = policy.describeInForce();
+		if (!configured.equals(policy.describeConfigured()) || !before.equals(now)) {
+			logger.info("Rate limit policy '" + name + "' refreshed from " + before + " to " + now
+					+ (policy.isOverridden() ? " (a change made at run time stays over the configured "
+							+ policy.describeConfigured() + ")" : ""));
+		}
+		return true;
+	}
+}

@@ -1,0 +1,182 @@
+package io.github.ratelimit.web.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.RequestPath;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.cors.CorsUtils;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.RateLimited;
+
+/**
+ * Finds every policy that applies to a request: those of matching path rules, then those of the
+ * {@link RateLimited} handler Spring MVC dispatches it to. A policy named twice (by a rule and by an
+ * annotation) counts once, with the annotation's cost (with the rule's when the rules were decided up
+ * front, before the handler was known). A CORS preflight ({@code OPTIONS} with {@code Origin} and
+ * {@code Access-Control-Request-Method}, without credentials) has no policy: the browser sends it on its
+ * own before the request it announces, which is the one that spends the budget. Thread-safe.
+ */
+public final class RateLimitPolicyResolver {
+
+	private final List<PathRule> rules;
+
+	private final AnnotatedEndpoints annotatedEndpoints;
+
+	private final boolean countsLater;
+
+	/** Each rule's policies, each budget once (as {@link #add} keeps them): what a request matching only that rule gets. */
+	private final List<List<RateLimitPolicy>> rulePolicies;
+
+	/**
+	 * Creates the resolver.
+	 * @param rules the path rules, in configuration order
+	 * @param annotatedEndpoints the annotated handlers
+	 */
+	public RateLimitPolicyResolver(List<PathRule> rules, AnnotatedEndpoints annotatedEndpoints) {
+		this.rules = List.copyOf(rules);
+		this.annotatedEndpoints = annotatedEndpoints;
+		this.countsLater = this.rules.stream()
+			.flatMap((rule) -> rule.policies().stream())
+			.anyMatch((policy) -> policy.count() != CountMode.ALL);
+		List<List<RateLimitPolicy>> rulePolicies = new ArrayList<>(this.rules.size());
+		for (PathRule rule : this.rules) {
+			List<RateLimitPolicy> distinct = new ArrayList<>(rule.policies().size());
+			for (RateLimitPolicy policy : rule.policies()) {
+				add(distinct, policy);
+			}
+			rulePolicies.add(List.copyOf(distinct));
+		}
+		this.rulePolicies = rulePolicies;
+	}
+
+	/**
+	 * Returns the path rules.
+	 * @return the rules, in configuration order
+	 */
+	public List<PathRule> rules() {
+		return this.rules;
+	}
+
+	/**
+	 * Returns whether any policy applies to any request: some rule, or some annotated handler.
+	 * @return {@code false} when nothing is limited
+	 */
+	public boolean limitsAnything() {
+		return !this.rules.isEmpty() || this.annotatedEndpoints.any();
+	}
+
+	/**
+	 * Returns whether some policy counts only some responses ({@code count: failures} or
+	 * {@code successes}).
+	 * @return {@code true} when a request may be counted once its response is known
+	 */
+	public boolean mayCountLater() {
+		return this.countsLater || this.annotatedEndpoints.countsLater();
+	}
+
+	/**
+	 * Returns whether some path rule's policy counts only some responses: then a request's rules may have
+	 * to be decided before the rest of the filter chain.
+	 * @return {@code true} when a rule may count a request once its response is known
+	 */
+	public boolean rulesMayCountLater() {
+		return this.countsLater;
+	}
+
+	/**
+	 * Resolves the policies of a request.
+	 * @param request the request
+	 * @param handler the handler Spring MVC found for it; {@code null} when none (path rules only)
+	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
+	 */
+	public List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
+		if (isBrowsersPreflight(request)) {
+			return List.of();
+		}
+		List<RateLimitPolicy> annotated = this.annotatedEndpoints.policiesFor(handler);
+		if (this.rules.isEmpty()) {
+			return annotated;
+		}
+		PathContainer within = pathWithinApplication(request);
+		String method = request.getMethod();
+		// One matching rule and no annotation (the common case): that rule's list as it is, no copy.
+		List<RateLimitPolicy> matched = List.of();
+		List<RateLimitPolicy> merged = null;
+		for (int i = 0; i < this.rules.size(); i++) {
+			if (this.rules.get(i).matches(method, within)) {
+				List<RateLimitPolicy> policies = this.rulePolicies.get(i);
+				if (matched.isEmpty()) {
+					matched = policies;
+				}
+				else {
+					merged = addAll((merged != null) ? merged : new ArrayList<>(matched), policies);
+				}
+			}
+		}
+		if (!annotated.isEmpty()) {
+			merged = addAll((merged != null) ? merged : new ArrayList<>(matched), annotated);
+		}
+		return (merged != null) ? merged : matched;
+	}
+
+	/**
+	 * Returns the policies of a request's handler alone, for a request whose path rules were decided
+	 * before the handler was known (on the path the filter saw).
+	 * @param request the request
+	 * @param handler its handler, or {@code null} when the lookup failed
+	 * @return the handler's policies; none for a CORS preflight
+	 */
+	public List<RateLimitPolicy> handlerPolicies(HttpServletRequest request, @Nullable Object handler) {
+		return isBrowsersPreflight(request) ? List.of() : this.annotatedEndpoints.policiesFor(handler);
+	}
+
+	/**
+	 * A CORS preflight as browsers send it, which spends no budget: never with credentials. An
+	 * {@code OPTIONS} request that carries an {@code Authorization} or {@code Cookie} header is someone
+	 * else's (an authentication filter would check those credentials), and is limited as any request.
+	 */
+	private static boolean isBrowsersPreflight(HttpServletRequest request) {
+		return CorsUtils.isPreFlightRequest(request) && request.getHeader(HttpHeaders.AUTHORIZATION) == null
+				&& request.getHeader(HttpHeaders.COOKIE) == null;
+	}
+
+	private static List<RateLimitPolicy> addAll(List<RateLimitPolicy> result, List<RateLimitPolicy> policies) {
+		for (int i = 0; i < policies.size(); i++) {
+			add(result, policies.get(i));
+		}
+		return result;
+	}
+
+	/**
+	 * The path within the application, servlet path included (whichever servlet serves it): the one
+	 * the dispatcher parsed when it has, else parsed here (and not left on the request).
+	 */
+	private static PathContainer pathWithinApplication(HttpServletRequest request) {
+		// One attribute read (hasParsedRequestPath, then getParsedRequestPath, would read it twice).
+		if (request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE) instanceof RequestPath parsed) {
+			PathContainer within = parsed.pathWithinApplication();
+			// A servlet mapped by prefix parses the path within the servlet; take the whole path then.
+			if (parsed.contextPath().value().length() + within.value().length() == parsed.value().length()) {
+				return within;
+			}
+		}
+		return RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
+	}
+
+	private static void add(List<RateLimitPolicy> result, RateLimitPolicy policy) {
+		for (int i = 0; i < result.size(); i++) {
+			if (result.get(i).id().equals(policy.id())) {
+				result.set(i, policy);
+				return;
+			}
+		}
+		result.add(policy);
+	}
+}

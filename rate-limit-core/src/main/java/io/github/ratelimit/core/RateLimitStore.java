@@ -2,6 +2,8 @@ package io.github.ratelimit.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
@@ -52,6 +54,26 @@ public interface RateLimitStore {
 					(allowed || !decision.isAllowed()) ? Receipt.Place.STORE : Receipt.Place.NOWHERE));
 		}
 		return receipts;
+	}
+
+	/**
+	 * {@link #admitAll(List)}, as a step that may complete later: a caller that must not block (a reactive
+	 * web stack, a request that waits without a thread) goes on when it completes; one that may block waits
+	 * for it. The stage completes with the receipts, or exceptionally with what {@code admitAll} would
+	 * have thrown.
+	 * <p>
+	 * This default completes it at once, on the calling thread; a store that asks a server over the network
+	 * may complete it when the reply arrives.
+	 * @param acquisitions the budgets, in the order they are asked
+	 * @return the receipts, as {@link #admitAll(List)} returns them
+	 */
+	default CompletionStage<List<Receipt>> admitAllAsync(List<Acquisition> acquisitions) {
+		try {
+			return CompletableFuture.completedFuture(admitAll(acquisitions));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -3,6 +3,8 @@ package io.github.ratelimit.web.servlet;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.servlet.AsyncContext;
@@ -14,6 +16,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.RequestDelay;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
@@ -27,7 +30,9 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * guesses;</li>
  * <li>{@link Phase#DECIDED}: every policy that applies was decided, by the {@link RateLimitInterceptor} once
  * Spring MVC found the handler ({@link #decideHandler}), or by the filter when no handler was looked up
- * ({@link #end}). An allowed request waits here for its turn (delay mode);</li>
+ * ({@link #end}). A decision is a store step that may complete later
+ * ({@link io.github.ratelimit.core.RateLimitStore#admitAllAsync}): the servlet side waits for it, then
+ * answers. An allowed request then takes its {@link Turn}: now, or once its wait is over (delay mode);</li>
  * <li>completed: checks that count only some responses are settled once the status is known, then the
  * headers are final ({@link #complete});</li>
  * <li>released: the slots of concurrency limits are given back when the request ends, or when its async
@@ -44,6 +49,18 @@ final class RateLimitExchange {
 	enum Phase {
 
 		OPENED, RULES_DECIDED, DECIDED
+
+	}
+
+	/**
+	 * What a decided request does next: proceeds now, proceeds once its turn comes (delay mode: the
+	 * exchange waits in between), or stops, answered.
+	 */
+	record Turn(boolean proceeds, long waitNanos) {
+
+		static final Turn NOW = new Turn(true, 0);
+
+		static final Turn REFUSED = new Turn(false, 0);
 
 	}
 
@@ -139,8 +156,8 @@ final class RateLimitExchange {
 	}
 
 	/**
-	 * Decides policies of the request and answers: the headers, or the rejection (what earlier phases
-	 * admitted is given back), or the request's turn. Headers wait while a check waits for its count.
+	 * Decides policies of the request: a store step that may complete later, then the answer (the headers,
+	 * or the rejection, after which what earlier phases admitted is given back), then the request's turn.
 	 */
 	private boolean decide(HttpServletRequest request, List<RateLimitPolicy> policies, Phase next,
 			HttpServletResponse response) throws IOException {
@@ -148,20 +165,30 @@ final class RateLimitExchange {
 		if (policies.isEmpty()) {
 			return true;
 		}
-		List<Check> step;
+		CompletionStage<List<Check>> step;
 		try {
 			step = this.pipeline.limiter().decide(request, policies);
 		}
 		catch (UnreadableRequestException ex) {
 			return !refuse(request, ex, policies, response);
 		}
+		// The servlet side waits for the store's step here, then answers on the request's own thread.
+		return takeTurn(answer(request, join(step), response));
+	}
+
+	/**
+	 * Answers a decided step: the rejection, or the headers (which wait while a check waits for its count)
+	 * and the turn of the request: now, or after the longest wait of its enforced checks (delay mode).
+	 */
+	private Turn answer(HttpServletRequest request, List<Check> step, HttpServletResponse response)
+			throws IOException {
 		this.checks.addAll(step);
 		RequestDecision result = new RequestDecision(this.checks);
 		if (!result.isAllowed()) {
 			giveBackPending();
 			this.pipeline.headers().write(result, response);
 			this.pipeline.rejections().reject(request, response, result);
-			return false;
+			return Turn.REFUSED;
 		}
 		holdIfCountsLater();
 		if (!this.countPending.get() && !step.isEmpty() && result.isLimited()) {
@@ -171,9 +198,18 @@ final class RateLimitExchange {
 		for (int i = 0; i < step.size(); i++) {
 			waitNanos = Math.max(waitNanos, step.get(i).enforced() ? step.get(i).decision().waitNanos() : 0);
 		}
-		if (waitNanos > 0) {
+		return (waitNanos > 0) ? new Turn(true, waitNanos) : Turn.NOW;
+	}
+
+	/**
+	 * The servlet side of a turn: waits on this thread for it ({@link RequestDelay}), then gives back its
+	 * waiting place.
+	 * @return whether the request proceeds
+	 */
+	private boolean takeTurn(Turn turn) {
+		if (turn.waitNanos() > 0) {
 			try {
-				this.pipeline.delay().await(waitNanos);
+				this.pipeline.delay().await(turn.waitNanos());
 			}
 			catch (InterruptedException ex) {
 				// Shutting down: the request keeps its turn and proceeds now.
@@ -183,7 +219,20 @@ final class RateLimitExchange {
 				this.pipeline.limiter().doneWaiting();
 			}
 		}
-		return true;
+		return turn.proceeds();
+	}
+
+	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */
+	private static List<Check> join(CompletionStage<List<Check>> step) {
+		try {
+			return step.toCompletableFuture().join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
 	}
 
 	/**
@@ -219,7 +268,7 @@ final class RateLimitExchange {
 		}
 		List<Check> step;
 		try {
-			step = this.pipeline.limiter().decide(this.request, rules);
+			step = join(this.pipeline.limiter().decide(this.request, rules));
 		}
 		catch (UnreadableRequestException ex) {
 			// Answered already: too late for a 400, but counted as the refusal it would have been.

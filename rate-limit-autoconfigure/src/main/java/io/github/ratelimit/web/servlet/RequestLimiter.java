@@ -2,6 +2,8 @@ package io.github.ratelimit.web.servlet;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -116,16 +118,17 @@ final class RequestLimiter {
 	/**
 	 * Decides a request's policies as it arrives: reads its parameters when a policy may (so that keys,
 	 * plans, exemptions and the handler see one set), leaves out the policies it is exempt from, takes each
-	 * policy's plan, then asks the store once for the enforced policies (all or nothing) and, when they
-	 * allow the request, once for the shadow ones. In {@code rate-limit.mode: shadow} every policy is its
-	 * shadow copy.
+	 * policy's plan and key, then asks the store once for the enforced policies (all or nothing) and, when
+	 * they allow the request, once for the shadow ones. In {@code rate-limit.mode: shadow} every policy is
+	 * its shadow copy. What precedes the store call happens now, on the caller's thread; the rest when the
+	 * store's step completes ({@link RateLimitStore#admitAllAsync}), which may be later.
 	 * @param request the request
 	 * @param applicable the policies that apply
 	 * @return one check per policy decided: none when the store failed
 	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
 	 * before any store call
 	 */
-	List<Check> decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
+	CompletionStage<List<Check>> decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
 		for (int i = 0; i < applicable.size(); i++) {
 			if (applicable.get(i).readsParameters()) {
 				RequestParameters.read(request);
@@ -133,7 +136,7 @@ final class RequestLimiter {
 			}
 		}
 		List<RateLimitPolicy> enforced = new ArrayList<>(applicable.size());
-		List<RateLimitPolicy> shadow = List.of();
+		List<RateLimitPolicy> shadow = new ArrayList<>(0);
 		boolean exemptFromAll = !applicable.isEmpty() && this.exemptions.isExempt(request);
 		for (RateLimitPolicy policy : applicable) {
 			RateLimitPolicy judged = this.shadowOnly ? policy.inShadow() : policy;
@@ -142,55 +145,63 @@ final class RequestLimiter {
 			}
 			else {
 				judged = judged.inForceFor(request);
-				if (!judged.shadow()) {
-					enforced.add(judged);
-				}
-				else {
-					shadow = shadow.isEmpty() ? new ArrayList<>(2) : shadow;
-					shadow.add(judged);
-				}
+				(judged.shadow() ? shadow : enforced).add(judged);
 			}
 		}
-		List<Check> checks = admit(request, enforced, false);
-		if (checks != null && !shadow.isEmpty() && allowed(checks)) {
-			List<Check> observed = admit(request, shadow, true);
-			if (observed != null) {
-				checks.addAll(observed);
+		return admit(request, enforced, false).thenCompose((checks) -> {
+			if (checks == null || shadow.isEmpty() || !allowed(checks)) {
+				return CompletableFuture.completedFuture(checks);
 			}
-		}
-		for (String fellBack : UnreadableRequestException.takeFallbacks(request)) {
-			unreadable(fellBack, true);
-		}
-		return (checks != null) ? checks : List.of();
+			return admit(request, shadow, true).thenApply((observed) -> {
+				if (observed != null) {
+					checks.addAll(observed);
+				}
+				return checks;
+			});
+		}).thenApply((checks) -> {
+			for (String fellBack : UnreadableRequestException.takeFallbacks(request)) {
+				unreadable(fellBack, true);
+			}
+			return (checks != null) ? checks : List.of();
+		});
 	}
 
 	/**
 	 * Asks the store once for some policies of a request (all or nothing), bounds the wait of an allowed
-	 * one, and records each outcome. Returns {@code null} when the store failed (the request goes on).
+	 * one, and records each outcome. Completes with {@code null} when the store failed (the request goes on).
 	 */
-	private @Nullable List<Check> admit(HttpServletRequest request, List<RateLimitPolicy> policies, boolean shadow) {
+	private CompletionStage<@Nullable List<Check>> admit(HttpServletRequest request, List<RateLimitPolicy> policies,
+			boolean shadow) {
 		if (policies.isEmpty()) {
-			return new ArrayList<>(0);
+			return CompletableFuture.completedFuture(new ArrayList<>(0));
 		}
 		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
 		for (RateLimitPolicy policy : policies) {
 			acquisitions.add(policy.acquisition(request));
 		}
-		List<Receipt> receipts;
 		long start = System.nanoTime();
+		CompletionStage<List<Receipt>> step;
 		try {
-			receipts = this.store.admitAll(acquisitions);
+			step = this.store.admitAllAsync(acquisitions);
 		}
 		catch (RuntimeException ex) {
-			for (RateLimitPolicy policy : policies) {
-				this.recorder.decided(policy.name(), DecisionOutcome.STORE_ERROR);
-			}
-			logger.debug("Rate limit store failed; letting the request through", ex);
-			return null;
+			step = CompletableFuture.failedFuture(ex);
 		}
-		finally {
+		return step.handle((receipts, failure) -> {
 			this.recorder.storeCall(System.nanoTime() - start);
-		}
+			if (failure != null) {
+				for (RateLimitPolicy policy : policies) {
+					this.recorder.decided(policy.name(), DecisionOutcome.STORE_ERROR);
+				}
+				logger.debug("Rate limit store failed; letting the request through", failure);
+				return null;
+			}
+			return checks(policies, acquisitions, receipts, shadow);
+		});
+	}
+
+	private List<Check> checks(List<RateLimitPolicy> policies, List<Acquisition> acquisitions, List<Receipt> receipts,
+			boolean shadow) {
 		boolean allowed = true;
 		boolean waits = false;
 		for (Receipt receipt : receipts) {

@@ -121,7 +121,7 @@ class RequestLimiterTests {
 	}
 
 	private static RequestDecision decide(RequestLimiter limiter, List<RateLimitPolicy> policies) {
-		return new RequestDecision(limiter.decide(request(), policies));
+		return new RequestDecision(limiter.decide(request(), policies).toCompletableFuture().join());
 	}
 
 	private RequestLimiter limiter(int maxWaiting) {

@@ -70,7 +70,7 @@ class UnreadableRequestTests {
 		RateLimitPolicy enforced = policy("enforced", "ip", false);
 		RateLimitPolicy shadow = policy("watching", "param:username", true);
 		MockHttpServletRequest request = new KeyResolversTests.UndecodableRequest();
-		RequestDecision result = new RequestDecision(this.limiter.decide(request, List.of(enforced, shadow)));
+		RequestDecision result = new RequestDecision(this.limiter.decide(request, List.of(enforced, shadow)).toCompletableFuture().join());
 		assertThat(result.isAllowed()).isTrue();
 		assertThat(this.outcomes).containsExactly("enforced=allowed", "watching=allowed", "watching=shadow-unreadable");
 		assertThat(UnreadableRequestException.takeFallbacks(request)).as("recorded once, by the limiter").isEmpty();

@@ -62,7 +62,7 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RequestDelay rateLimitRequestDelay() {
-		return RequestDelay.SLEEP;
+		return RequestDelay.TIMER;
 	}
 
 	@Configuration(proxyBeanMethods = false)

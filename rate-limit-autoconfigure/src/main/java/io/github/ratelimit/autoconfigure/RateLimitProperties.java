@@ -248,7 +248,7 @@ public class RateLimitProperties {
 		 * Most requests waiting for their turn at once, over all policies and keys; beyond it a request
 		 * that would wait gets its 429 at once and gives back the tokens it reserved.
 		 */
-		private int maxWaiting = 100;
+		private int maxWaiting = 1000;
 
 		public int getMaxWaiting() {
 			return this.maxWaiting;

@@ -73,7 +73,7 @@ class DelayOnTheWallClockTests {
 		@Bean
 		@Primary
 		RequestDelay sleep() {
-			return RequestDelay.SLEEP;
+			return RequestDelay.TIMER;
 		}
 
 	}

@@ -40,24 +40,33 @@ class RateLimitFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		RateLimitExchange exchange = isAsyncDispatch(request) ? RateLimitExchange.of(request)
+		boolean asyncDispatch = isAsyncDispatch(request);
+		RateLimitExchange exchange = asyncDispatch ? RateLimitExchange.of(request)
 				: this.pipeline.limitsAnything() ? this.pipeline.open(request, response) : null;
-		if (exchange == null || (isAsyncDispatch(request) && !exchange.countsLater())) {
+		// An async dispatch either resumes a request parked for its turn, as its first dispatch would have
+		// gone on, or is an async request's later dispatch, seen only to count it when it finishes.
+		boolean resumed = asyncDispatch && exchange != null && exchange.resumes();
+		boolean first = !asyncDispatch || resumed;
+		if (exchange == null || (!first && !exchange.countsLater())) {
 			chain.doFilter(request, response);
 			return;
 		}
 		HttpServletResponse next = exchange.response(response);
-		if (!isAsyncDispatch(request) && !exchange.start(reachesSpringMvc(request), next)) {
+		if (!asyncDispatch && !exchange.start(reachesSpringMvc(request), next)) {
 			return;
 		}
+		RateLimitExchange.ResumedRequest resumedRequest = resumed ? new RateLimitExchange.ResumedRequest(request) : null;
 		boolean failed = true;
 		try {
-			// An async dispatch goes on with the response the container dispatched (it carries later filters' wrappers).
-			chain.doFilter(request, isAsyncDispatch(request) ? response : next);
+			// A later async dispatch goes on with the response the container dispatched (it carries later filters' wrappers).
+			chain.doFilter((resumedRequest != null) ? resumedRequest : request, first ? next : response);
 			failed = false;
 		}
 		finally {
-			if (!isAsyncDispatch(request)) {
+			if (resumedRequest != null) {
+				resumedRequest.dispatched();
+			}
+			if (first) {
 				exchange.end(response, failed);
 			}
 			else if (failed || !request.isAsyncStarted()) {

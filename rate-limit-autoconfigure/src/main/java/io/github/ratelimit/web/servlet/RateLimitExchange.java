@@ -131,7 +131,7 @@ final class RateLimitExchange {
 	 * Security's, and of a request whose rules count failures or successes (a later filter may answer it).
 	 * @param toSpringMvc whether the request goes to a Spring MVC dispatcher
 	 * @param response the response the chain writes to
-	 * @return whether the request proceeds
+	 * @return whether the request proceeds now: not when refused, nor when parked for its turn
 	 */
 	boolean start(boolean toSpringMvc, HttpServletResponse response) throws IOException {
 		RateLimitPolicyResolver policies = this.pipeline.policies();
@@ -156,7 +156,8 @@ final class RateLimitExchange {
 	 * @param request the request the dispatcher handles
 	 * @param handler the handler, or {@code null} when the lookup failed (404, 405, ...)
 	 * @param response the response
-	 * @return whether the request proceeds
+	 * @return whether the request proceeds now: not when refused, nor when parked for its turn (its resumed
+	 * dispatch finds it decided and goes on)
 	 */
 	boolean decideHandler(HttpServletRequest request, @Nullable Object handler, HttpServletResponse response)
 			throws IOException {

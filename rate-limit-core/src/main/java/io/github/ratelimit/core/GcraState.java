@@ -107,23 +107,61 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 	}
 
 	@Override
+	public final @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+		return decide(nowNanos, cost, maxWaitNanos, true);
+	}
+
+	@Override
 	public final @Nullable Decision check(long nowNanos, long cost) {
 		// As the meter decides (no wait), on one read of tat: the buckets agree when nothing waits.
+		return decide(nowNanos, cost, 0, false);
+	}
+
+	/**
+	 * Decides on {@code cost} tokens, as {@link #tryAcquire} when {@code take} (an admitted request moves
+	 * {@code tat} forward by its {@code cost * T}), else as {@link #check}, on one read of {@code tat}. A
+	 * failed exchange hands back the value that beat it, with the cache line already held for the next
+	 * attempt: no second read between two threads racing on one key.
+	 */
+	private @Nullable Decision decide(long nowNanos, long cost, long maxWaitNanos, boolean take) {
 		long interval = this.limit.emissionIntervalNanos();
 		long tolerance = this.limit.toleranceNanos();
 		long tat = (long) TAT.getVolatile(this);
-		if (tat == RETIRED) {
-			return null;
+		while (tat != RETIRED) {
+			long queued = Math.max(tat, nowNanos) - nowNanos;
+			long used = queued + cost * interval;
+			long excess = used - tolerance;
+			long wait = waitNanos(queued, excess, maxWaitNanos);
+			if (!fits(excess, maxWaitNanos) || wait > maxWaitNanos) {
+				long available = (tolerance - queued) / interval;
+				return Decision.rejected(this.limit.limit(), Math.max(0, available), queued, untilNext(queued),
+						Math.max(excess, wait - maxWaitNanos));
+			}
+			if (!take) {
+				return allowedAt(tat, nowNanos);
+			}
+			long witness = (long) TAT.compareAndExchange(this, tat, nowNanos + used);
+			if (witness == tat) {
+				long remaining = Math.max(0, (tolerance - used) / interval);
+				return (wait > 0) ? Decision.delayed(this.limit.limit(), remaining, used, untilNext(used), wait)
+						: Decision.allowed(this.limit.limit(), remaining, used, untilNext(used));
+			}
+			tat = witness;
 		}
-		long base = Math.max(tat, nowNanos);
-		long used = base + cost * interval - nowNanos;
-		if (used > tolerance) {
-			long available = (tolerance - (base - nowNanos)) / interval;
-			return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
-					untilNext(base - nowNanos), used - tolerance);
-		}
-		return allowedAt(tat, nowNanos);
+		return null;
 	}
+
+	/**
+	 * Whether a request whose tokens exceed the bucket by {@code excessNanos} (of refill; zero or less when
+	 * they are there) may be admitted, when it may wait {@code maxWaitNanos}.
+	 */
+	abstract boolean fits(long excessNanos, long maxWaitNanos);
+
+	/**
+	 * How long an admitted request waits before it proceeds (zero or less: not at all), given the time
+	 * {@code queuedNanos} the bucket needs to become whole before it and its tokens' excess over the bucket.
+	 */
+	abstract long waitNanos(long queuedNanos, long excessNanos, long maxWaitNanos);
 
 	@Override
 	public final @Nullable Decision peek(long nowNanos) {

@@ -59,17 +59,7 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 
 	@Override
 	public final @Nullable Decision release(long nowNanos, long cost) {
-		long decrement = cost * this.limit.emissionIntervalNanos();
-		while (true) {
-			long tat = (long) TAT.getVolatile(this);
-			if (tat == RETIRED) {
-				return null;
-			}
-			long newTat = Math.max(tat - decrement, nowNanos);
-			if (newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
-				return peek(nowNanos);
-			}
-		}
+		return moveBack(nowNanos, cost * this.limit.emissionIntervalNanos());
 	}
 
 	@Override
@@ -94,13 +84,18 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 				.min(BigInteger.valueOf(Long.MAX_VALUE / 4))
 				.longValue();
 		}
+		return moveBack(nowNanos, held);
+	}
+
+	/** Moves {@code tat} back by {@code nanos}, never before {@code now} (a full bucket stays full). */
+	private @Nullable Decision moveBack(long nowNanos, long nanos) {
 		while (true) {
 			long tat = (long) TAT.getVolatile(this);
 			if (tat == RETIRED) {
 				return null;
 			}
-			long newTat = Math.max(tat - held, nowNanos);
-			if (held == 0 || newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
+			long newTat = Math.max(tat - nanos, nowNanos);
+			if (newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
 				return peek(nowNanos);
 			}
 		}
@@ -202,23 +197,18 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 			}
 			if (TAT.compareAndSet(this, tat, RETIRED)) {
 				long used = tat - nowNanos;
-				long newTat = (used <= 0) ? Long.MIN_VALUE / 2 : nowNanos + rescaled(used, this.limit, limit);
+				long newTat = (used <= 0) ? Long.MIN_VALUE / 2 : nowNanos + scaled(used, this.limit, limit);
 				return (this instanceof TokenBucket) ? new TokenBucket(limit, newTat) : new LeakyBucket(limit, newTat);
 			}
 		}
 	}
 
 	/**
-	 * The time {@code used = tat - now} of one limit as the other's: {@code used * T' / T}, so the tokens
+	 * The time {@code nanos = tat - now} of one limit as the other's: {@code nanos * T' / T}, so the tokens
 	 * spent stay spent, also beyond a smaller new bucket (then the key waits until it is back within
 	 * it): a key whose limit goes down and up again never comes back with a second budget.
-	 */
-	static long rescaled(long used, Limit from, Limit to) {
-		return scaled(used, from, to);
-	}
-
-	/**
-	 * {@code nanos * T' / T}, rounded up (a hair stricter, never looser), at most the new limit's whole
+	 * <p>
+	 * Rounded up (a hair stricter, never looser), at most the new limit's whole
 	 * bucket or 2^61 ns (about 73 years), whichever is more: between limits of extreme ratios, such as a
 	 * million a second and one a century, the product would not fit a long; the key's whole new bucket
 	 * stays spent instead, and for at least that long.

@@ -1,5 +1,6 @@
 package io.github.ratelimit.client;
 
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,7 +11,6 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
@@ -32,10 +32,10 @@ final class RetryAfter {
 	static final Duration TOO_LONG = Duration.ofSeconds(Long.MAX_VALUE);
 
 	// The grammar is 1*DIGIT; a fraction is accepted too, as some servers send one.
-	private static final Pattern DELAY_SECONDS = Pattern.compile("(\\d+)(?:\\.(\\d+))?");
+	private static final Pattern DELAY_SECONDS = Pattern.compile("\\d+(\\.\\d+)?");
 
-	// More digits than this (about 3 million years) cannot be a delay anyone means.
-	private static final int MAX_SECONDS_DIGITS = 14;
+	// More than 14 digits (about 3 million years) cannot be a delay anyone means.
+	private static final BigDecimal TOO_MANY_SECONDS = BigDecimal.TEN.pow(14);
 
 	// RFC 9110 §5.6.7: recipients accept IMF-fixdate and the obsolete RFC 850 and asctime formats.
 	// Not HttpHeaders#getFirstZonedDateTime: Spring 7.0 reads RFC 850's two-digit year as 20xx (so "Sunday, 06-Nov-94"
@@ -64,9 +64,11 @@ final class RetryAfter {
 			return null;
 		}
 		value = value.trim();
-		Matcher seconds = DELAY_SECONDS.matcher(value);
-		if (seconds.matches()) {
-			return delaySeconds(seconds.group(1), seconds.group(2));
+		if (DELAY_SECONDS.matcher(value).matches()) {
+			// A fraction's digits beyond nanoseconds are cut off.
+			BigDecimal seconds = new BigDecimal(value);
+			return (seconds.compareTo(TOO_MANY_SECONDS) >= 0) ? TOO_LONG
+					: Duration.ofSeconds(seconds.longValue(), seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue());
 		}
 		Instant retryAt = httpDate(value);
 		if (retryAt == null) {
@@ -75,19 +77,6 @@ final class RetryAfter {
 		Instant now = httpDate(headers.getFirst(HttpHeaders.DATE));
 		Duration delay = Duration.between((now != null) ? now : clock.instant(), retryAt);
 		return delay.isNegative() ? Duration.ZERO : delay;
-	}
-
-	private static Duration delaySeconds(String whole, @Nullable String fraction) {
-		String digits = whole.replaceFirst("^0+(?=.)", "");
-		if (digits.length() > MAX_SECONDS_DIGITS) {
-			return TOO_LONG;
-		}
-		long nanos = 0;
-		if (fraction != null) {
-			String ninths = (fraction.length() > 9) ? fraction.substring(0, 9) : fraction;
-			nanos = Long.parseLong(ninths) * (long) Math.pow(10, 9 - ninths.length());
-		}
-		return Duration.ofSeconds(Long.parseLong(digits), nanos);
 	}
 
 	/**

@@ -20,7 +20,8 @@ class RetryAfterTests {
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', value = { "0|PT0S", "1|PT1S", "120|PT2M", "007|PT7S", "  3  |PT3S", "0.25|PT0.25S",
-			"2.0000000019|PT2.000000001S", "00000000000000000000000000000042|PT42S" })
+			"2.0000000019|PT2.000000001S", "00000000000000000000000000000042|PT42S",
+			"99999999999999.5|PT27777777777H46M39.5S" })
 	void readsDelaySeconds(String value, Duration expected) {
 		assertThat(RetryAfter.delay(headers(HttpHeaders.RETRY_AFTER, value), CLOCK)).isEqualTo(expected);
 	}

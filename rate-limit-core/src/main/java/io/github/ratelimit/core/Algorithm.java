@@ -14,59 +14,50 @@ public enum Algorithm {
 	 * {@code period}; implemented as GCRA with one timestamp per key (see {@code TokenBucket}).
 	 * Tolerates bursts; exact; 8 bytes of state per key.
 	 */
-	TOKEN_BUCKET("token-bucket", true, true),
+	TOKEN_BUCKET,
 
 	/**
 	 * {@code limit} requests per window of {@code period}, windows aligned to the epoch so every
 	 * instance agrees on boundaries. Cheapest; allows up to twice the limit around a boundary
 	 * (see {@code FixedWindow}).
 	 */
-	FIXED_WINDOW("fixed-window", false, false),
+	FIXED_WINDOW,
 
 	/**
 	 * At most {@code limit} requests in any interval of length {@code period}, exactly: one timestamp
 	 * per admitted token (see {@code SlidingWindowLog}). Memory per key grows with the limit.
 	 */
-	SLIDING_WINDOW_LOG("sliding-window-log", false, false),
+	SLIDING_WINDOW_LOG,
 
 	/**
 	 * The previous window's count weighted by its remaining overlap plus the current count: two
 	 * counters per key, a smooth approximation of the sliding window (see {@code SlidingWindowCounter}).
 	 */
-	SLIDING_WINDOW_COUNTER("sliding-window-counter", false, false),
+	SLIDING_WINDOW_COUNTER,
 
 	/**
 	 * A bucket that drains at {@code limit} per {@code period} with a queue of {@code burst}: as a meter
 	 * (requests rejected at once) it is the token bucket; in delay mode it shapes traffic, serving even
 	 * simultaneous requests spaced at the drain rate (see {@code LeakyBucket}).
 	 */
-	LEAKY_BUCKET("leaky-bucket", true, true),
+	LEAKY_BUCKET,
 
 	/**
 	 * At most {@code limit} requests in flight per key: a slot is taken when a request is decided and
 	 * given back when its response is complete (see {@code ConcurrencyState}). Not a rate: it has no
 	 * period, no burst and no turn to wait for; a rejected request may retry after a second.
 	 */
-	CONCURRENCY("concurrency", false, false);
+	CONCURRENCY;
 
-	private final String id;
-
-	private final boolean hasBurst;
-
-	private final boolean canDelay;
-
-	Algorithm(String id, boolean hasBurst, boolean canDelay) {
-		this.id = id;
-		this.hasBurst = hasBurst;
-		this.canDelay = canDelay;
-	}
+	/** The constant's name in kebab-case. */
+	private final String id = name().toLowerCase(Locale.ROOT).replace('_', '-');
 
 	/**
 	 * Returns whether the algorithm has a capacity distinct from the limit ({@code burst}).
 	 * @return {@code true} for the buckets; windows hold {@code limit} per window
 	 */
 	public boolean hasBurst() {
-		return this.hasBurst;
+		return this == TOKEN_BUCKET || this == LEAKY_BUCKET;
 	}
 
 	/**
@@ -74,7 +65,7 @@ public enum Algorithm {
 	 * @return {@code true} for the buckets; a window has no turn to wait for short of its end
 	 */
 	public boolean canDelay() {
-		return this.canDelay;
+		return this == TOKEN_BUCKET || this == LEAKY_BUCKET;
 	}
 
 	/**

@@ -305,14 +305,8 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * @return the number of states held (overflow budgets not included)
 	 */
 	public long size() {
-		long size = 0;
-		for (RateTable table : this.tables.values()) {
-			size += table.size();
-		}
-		for (ConcurrencyTable table : this.concurrencyTables.values()) {
-			size += table.size();
-		}
-		return size;
+		return this.tables.values().stream().mapToLong(RateTable::size).sum()
+				+ this.concurrencyTables.values().stream().mapToLong(ConcurrencyTable::size).sum();
 	}
 
 	/**
@@ -336,14 +330,6 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	public long overflowDecisions(String limitId) {
 		RateTable table = this.tables.get(limitId);
 		return (table != null) ? table.overflowDecisions() : 0;
-	}
-
-	/**
-	 * Returns the most keys tracked at once per limit.
-	 * @return the bound
-	 */
-	long maximumSize() {
-		return this.maximumSize;
 	}
 
 	void cleanUp() {

@@ -1,7 +1,5 @@
 package io.github.ratelimit.core;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One key's requests in flight under a {@link Algorithm#CONCURRENCY} limit: {@code tryAcquire} takes
  * {@code cost} slots when at most {@code limit} are then held, {@code release} gives them back. Time
@@ -15,52 +13,32 @@ import org.jspecify.annotations.Nullable;
  * another limit ({@link #moveTo(Limit, long)}), the slots held carry over, and the new limit applies to
  * the next acquisition.
  */
-final class ConcurrencyState implements LimiterState {
-
-	private final Limit limit;
+final class ConcurrencyState extends LockedState {
 
 	private long held;
 
-	private boolean retired;
-
 	ConcurrencyState(Limit limit) {
-		this.limit = limit;
+		super(limit);
+	}
+
+	/** A rejection tells the free slots and a retry after the nominal second (the limit's period). */
+	@Override
+	Decision decideLocked(long nowNanos, long cost, boolean take) {
+		long max = this.limit.limit();
+		if (this.held + cost > max) {
+			long retry = this.limit.period().toNanos();
+			return Decision.rejected(max, Math.max(0, max - this.held), 0, retry, retry);
+		}
+		if (take) {
+			this.held += cost;
+		}
+		return peekLocked(nowNanos);
 	}
 
 	@Override
-	public Limit limit() {
-		return this.limit;
-	}
-
-	@Override
-	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
-		if (this.retired) {
-			return null;
-		}
-		Decision rejected = rejection(cost);
-		if (rejected != null) {
-			return rejected;
-		}
-		this.held += cost;
-		return peekLocked();
-	}
-
-	@Override
-	public synchronized @Nullable Decision check(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
-		Decision rejected = rejection(cost);
-		return (rejected != null) ? rejected : peekLocked();
-	}
-
-	@Override
-	public synchronized @Nullable Decision release(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
+	Decision releaseLocked(long nowNanos, long cost) {
 		this.held = Math.max(0, this.held - cost);
-		return peekLocked();
+		return peekLocked(nowNanos);
 	}
 
 	/** A slot is given back by its release when the request ends, never by a receipt. */
@@ -70,61 +48,19 @@ final class ConcurrencyState implements LimiterState {
 	}
 
 	@Override
-	public @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
-		return release(nowNanos, cost);
+	Decision giveBackLocked(long nowNanos, long cost, long mark, Limit admittedUnder) {
+		return releaseLocked(nowNanos, cost);
 	}
 
 	@Override
-	public synchronized @Nullable Decision peek(long nowNanos) {
-		return this.retired ? null : peekLocked();
+	Decision peekLocked(long nowNanos) {
+		return Decision.allowed(this.limit.limit(), Math.max(0, this.limit.limit() - this.held), 0, 0);
 	}
 
 	@Override
-	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
-		LimiterState.requireSameAlgorithm(this.limit, limit);
-		if (this.retired) {
-			return null;
-		}
-		this.retired = true;
+	LimiterState successor(Limit limit, long nowNanos) {
 		ConcurrencyState next = new ConcurrencyState(limit);
 		next.held = this.held;
 		return next;
-	}
-
-	/** The slots held now. */
-	synchronized long held() {
-		return this.held;
-	}
-
-	private @Nullable Decision rejection(long cost) {
-		if (this.held + cost <= this.limit.limit()) {
-			return null;
-		}
-		return rejected(this.limit, this.held);
-	}
-
-	private Decision peekLocked() {
-		return allowed(this.limit, this.held);
-	}
-
-	/**
-	 * A rejection of a concurrency limit: the free slots, retry after the nominal second.
-	 * @param limit the limit
-	 * @param held the slots held
-	 * @return the decision
-	 */
-	static Decision rejected(Limit limit, long held) {
-		long retry = limit.period().toNanos();
-		return Decision.rejected(limit.limit(), Math.max(0, limit.limit() - held), 0, retry, retry);
-	}
-
-	/**
-	 * How a concurrency limit reads with {@code held} slots taken.
-	 * @param limit the limit
-	 * @param held the slots held
-	 * @return an allowing decision
-	 */
-	static Decision allowed(Limit limit, long held) {
-		return Decision.allowed(limit.limit(), Math.max(0, limit.limit() - held), 0, 0);
 	}
 }

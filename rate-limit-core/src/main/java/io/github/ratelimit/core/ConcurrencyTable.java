@@ -88,7 +88,7 @@ final class ConcurrencyTable {
 				counter = new Counter(acquisition.limit().newState(), new Object());
 			}
 			LimiterState current = current(counter.state(), acquisition.limit(), now);
-			decision[0] = acquire(current, acquisition, now);
+			decision[0] = inForce(current.tryAcquire(now, acquisition.cost(), 0));
 			if (decision[0].isAllowed()) {
 				this.admitted.put(new Identity(acquisition), counter.generation());
 			}
@@ -112,7 +112,7 @@ final class ConcurrencyTable {
 				return counter;
 			}
 			LimiterState current = current(counter.state(), acquisition.limit(), now);
-			decision[0] = release(current, acquisition, now);
+			decision[0] = inForce(current.release(now, acquisition.cost()));
 			return isEmpty(current, now) ? null : counter.with(current);
 		});
 		return decision[0];
@@ -130,9 +130,8 @@ final class ConcurrencyTable {
 	Decision peek(Acquisition acquisition) {
 		long now = this.clock.nanos();
 		Counter counter = this.held.get(acquisition.key());
-		Decision decision = (counter != null) ? counter.state().peek(now)
-				: this.overflow.of(acquisition.key(), acquisition.limit()).peek(now);
-		return (decision != null) ? decision : acquisition.limit().newState().peek(now);
+		return peek((counter != null) ? counter.state() : this.overflow.of(acquisition.key(), acquisition.limit()),
+				acquisition, now);
 	}
 
 	void reset(String key) {
@@ -161,16 +160,8 @@ final class ConcurrencyTable {
 		}
 	}
 
-	private static Decision acquire(LimiterState state, Acquisition acquisition, long now) {
-		Decision decision = state.tryAcquire(now, acquisition.cost(), 0);
-		if (decision == null) {
-			throw new IllegalStateException("a concurrency state was retired under its key's lock");
-		}
-		return decision;
-	}
-
-	private static Decision release(LimiterState state, Acquisition acquisition, long now) {
-		Decision decision = state.release(now, acquisition.cost());
+	/** The decision of a key's own counter, which nothing retires while the key's lock is held. */
+	private static Decision inForce(@Nullable Decision decision) {
 		if (decision == null) {
 			throw new IllegalStateException("a concurrency state was retired under its key's lock");
 		}

@@ -1,7 +1,5 @@
 package io.github.ratelimit.core;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One key's fixed window: at most {@code limit} tokens per window of {@code period}, windows aligned
  * to the epoch ({@code [k * period, (k + 1) * period)}) so every instance agrees on boundaries. A
@@ -17,9 +15,7 @@ import org.jspecify.annotations.Nullable;
  * new limit applies at once; a new period takes effect from the next window, since the current one has
  * its boundaries already.
  */
-final class FixedWindow implements LimiterState {
-
-	private final Limit limit;
+final class FixedWindow extends LockedState {
 
 	private final long period;
 
@@ -27,32 +23,25 @@ final class FixedWindow implements LimiterState {
 
 	private long count;
 
-	private boolean retired;
-
 	/**
 	 * Creates an empty window.
 	 * @param limit the limit it enforces
 	 */
 	FixedWindow(Limit limit) {
-		this.limit = limit;
+		super(limit);
 		this.period = limit.period().toNanos();
 	}
 
 	@Override
-	public Limit limit() {
-		return this.limit;
-	}
-
-	@Override
-	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
-		if (this.retired) {
-			return null;
-		}
+	Decision decideLocked(long nowNanos, long cost, boolean take) {
 		roll(nowNanos);
 		long max = this.limit.limit();
 		long untilEnd = this.windowEnd - nowNanos;
 		if (this.count + cost > max) {
 			return Decision.rejected(max, Math.max(0, max - this.count), untilEnd, untilEnd, untilEnd);
+		}
+		if (!take) {
+			return reading(nowNanos);
 		}
 		this.count += cost;
 		// Additional quota comes with the next window, when the whole quota does.
@@ -60,24 +49,7 @@ final class FixedWindow implements LimiterState {
 	}
 
 	@Override
-	public synchronized @Nullable Decision check(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
-		roll(nowNanos);
-		long max = this.limit.limit();
-		if (this.count + cost > max) {
-			long untilEnd = this.windowEnd - nowNanos;
-			return Decision.rejected(max, Math.max(0, max - this.count), untilEnd, untilEnd, untilEnd);
-		}
-		return peekLocked(nowNanos);
-	}
-
-	@Override
-	public synchronized @Nullable Decision release(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
+	Decision releaseLocked(long nowNanos, long cost) {
 		roll(nowNanos);
 		this.count = Math.max(0, this.count - cost);
 		if (this.count == 0) {
@@ -85,7 +57,7 @@ final class FixedWindow implements LimiterState {
 			// in force even when this one was carried over from another).
 			this.windowEnd = Long.MIN_VALUE;
 		}
-		return peekLocked(nowNanos);
+		return reading(nowNanos);
 	}
 
 	@Override
@@ -95,38 +67,28 @@ final class FixedWindow implements LimiterState {
 
 	/** Only from the window the acquisition was counted in (the mark is its end). */
 	@Override
-	public synchronized @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
-		if (this.retired) {
-			return null;
-		}
+	Decision giveBackLocked(long nowNanos, long cost, long mark, Limit admittedUnder) {
 		roll(nowNanos);
 		if (this.windowEnd == mark) {
 			this.count = Math.max(0, this.count - cost);
 		}
-		return peekLocked(nowNanos);
+		return reading(nowNanos);
 	}
 
 	@Override
-	public synchronized @Nullable Decision peek(long nowNanos) {
-		if (this.retired) {
-			return null;
-		}
+	Decision peekLocked(long nowNanos) {
 		roll(nowNanos);
-		return peekLocked(nowNanos);
+		return reading(nowNanos);
 	}
 
-	private Decision peekLocked(long nowNanos) {
+	/** The window as it reads, not rolled first. */
+	private Decision reading(long nowNanos) {
 		long reset = (this.count > 0) ? this.windowEnd - nowNanos : 0;
 		return Decision.allowed(this.limit.limit(), Math.max(0, this.limit.limit() - this.count), reset, reset);
 	}
 
 	@Override
-	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
-		LimiterState.requireSameAlgorithm(this.limit, limit);
-		if (this.retired) {
-			return null;
-		}
-		this.retired = true;
+	LimiterState successor(Limit limit, long nowNanos) {
 		FixedWindow next = new FixedWindow(limit);
 		if (nowNanos < this.windowEnd && this.count > 0) {
 			// The current window keeps its end; once it has ended (or when nothing of it is spent, like a

@@ -59,17 +59,7 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 
 	@Override
 	public final @Nullable Decision release(long nowNanos, long cost) {
-		long decrement = cost * this.limit.emissionIntervalNanos();
-		while (true) {
-			long tat = (long) TAT.getVolatile(this);
-			if (tat == RETIRED) {
-				return null;
-			}
-			long newTat = Math.max(tat - decrement, nowNanos);
-			if (newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
-				return peek(nowNanos);
-			}
-		}
+		return moveBack(nowNanos, cost * this.limit.emissionIntervalNanos());
 	}
 
 	@Override
@@ -94,36 +84,79 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 				.min(BigInteger.valueOf(Long.MAX_VALUE / 4))
 				.longValue();
 		}
+		return moveBack(nowNanos, held);
+	}
+
+	/** Moves {@code tat} back by {@code nanos}, never before {@code now} (a full bucket stays full). */
+	private @Nullable Decision moveBack(long nowNanos, long nanos) {
 		while (true) {
 			long tat = (long) TAT.getVolatile(this);
 			if (tat == RETIRED) {
 				return null;
 			}
-			long newTat = Math.max(tat - held, nowNanos);
-			if (held == 0 || newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
+			long newTat = Math.max(tat - nanos, nowNanos);
+			if (newTat >= tat || TAT.compareAndSet(this, tat, newTat)) {
 				return peek(nowNanos);
 			}
 		}
 	}
 
 	@Override
+	public final @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
+		return decide(nowNanos, cost, maxWaitNanos, true);
+	}
+
+	@Override
 	public final @Nullable Decision check(long nowNanos, long cost) {
 		// As the meter decides (no wait), on one read of tat: the buckets agree when nothing waits.
+		return decide(nowNanos, cost, 0, false);
+	}
+
+	/**
+	 * Decides on {@code cost} tokens, as {@link #tryAcquire} when {@code take} (an admitted request moves
+	 * {@code tat} forward by its {@code cost * T}), else as {@link #check}, on one read of {@code tat}. A
+	 * failed exchange hands back the value that beat it, with the cache line already held for the next
+	 * attempt: no second read between two threads racing on one key.
+	 */
+	private @Nullable Decision decide(long nowNanos, long cost, long maxWaitNanos, boolean take) {
 		long interval = this.limit.emissionIntervalNanos();
 		long tolerance = this.limit.toleranceNanos();
 		long tat = (long) TAT.getVolatile(this);
-		if (tat == RETIRED) {
-			return null;
+		while (tat != RETIRED) {
+			long queued = Math.max(tat, nowNanos) - nowNanos;
+			long used = queued + cost * interval;
+			long excess = used - tolerance;
+			long wait = waitNanos(queued, excess, maxWaitNanos);
+			if (!fits(excess, maxWaitNanos) || wait > maxWaitNanos) {
+				long available = (tolerance - queued) / interval;
+				return Decision.rejected(this.limit.limit(), Math.max(0, available), queued, untilNext(queued),
+						Math.max(excess, wait - maxWaitNanos));
+			}
+			if (!take) {
+				return allowedAt(tat, nowNanos);
+			}
+			long witness = (long) TAT.compareAndExchange(this, tat, nowNanos + used);
+			if (witness == tat) {
+				long remaining = Math.max(0, (tolerance - used) / interval);
+				return (wait > 0) ? Decision.delayed(this.limit.limit(), remaining, used, untilNext(used), wait)
+						: Decision.allowed(this.limit.limit(), remaining, used, untilNext(used));
+			}
+			tat = witness;
 		}
-		long base = Math.max(tat, nowNanos);
-		long used = base + cost * interval - nowNanos;
-		if (used > tolerance) {
-			long available = (tolerance - (base - nowNanos)) / interval;
-			return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
-					untilNext(base - nowNanos), used - tolerance);
-		}
-		return allowedAt(tat, nowNanos);
+		return null;
 	}
+
+	/**
+	 * Whether a request whose tokens exceed the bucket by {@code excessNanos} (of refill; zero or less when
+	 * they are there) may be admitted, when it may wait {@code maxWaitNanos}.
+	 */
+	abstract boolean fits(long excessNanos, long maxWaitNanos);
+
+	/**
+	 * How long an admitted request waits before it proceeds (zero or less: not at all), given the time
+	 * {@code queuedNanos} the bucket needs to become whole before it and its tokens' excess over the bucket.
+	 */
+	abstract long waitNanos(long queuedNanos, long excessNanos, long maxWaitNanos);
 
 	@Override
 	public final @Nullable Decision peek(long nowNanos) {
@@ -164,23 +197,18 @@ abstract sealed class GcraState implements LimiterState permits TokenBucket, Lea
 			}
 			if (TAT.compareAndSet(this, tat, RETIRED)) {
 				long used = tat - nowNanos;
-				long newTat = (used <= 0) ? Long.MIN_VALUE / 2 : nowNanos + rescaled(used, this.limit, limit);
+				long newTat = (used <= 0) ? Long.MIN_VALUE / 2 : nowNanos + scaled(used, this.limit, limit);
 				return (this instanceof TokenBucket) ? new TokenBucket(limit, newTat) : new LeakyBucket(limit, newTat);
 			}
 		}
 	}
 
 	/**
-	 * The time {@code used = tat - now} of one limit as the other's: {@code used * T' / T}, so the tokens
+	 * The time {@code nanos = tat - now} of one limit as the other's: {@code nanos * T' / T}, so the tokens
 	 * spent stay spent, also beyond a smaller new bucket (then the key waits until it is back within
 	 * it): a key whose limit goes down and up again never comes back with a second budget.
-	 */
-	static long rescaled(long used, Limit from, Limit to) {
-		return scaled(used, from, to);
-	}
-
-	/**
-	 * {@code nanos * T' / T}, rounded up (a hair stricter, never looser), at most the new limit's whole
+	 * <p>
+	 * Rounded up (a hair stricter, never looser), at most the new limit's whole
 	 * bucket or 2^61 ns (about 73 years), whichever is more: between limits of extreme ratios, such as a
 	 * million a second and one a century, the product would not fit a long; the key's whole new bucket
 	 * stays spent instead, and for at least that long.

@@ -1,7 +1,5 @@
 package io.github.ratelimit.core;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One key's leaky bucket: a queue of at most {@code burst} requests, drained at {@code limit} per
  * {@code period} (one every {@code T}). Like {@link TokenBucket} its state is one timestamp,
@@ -30,31 +28,15 @@ final class LeakyBucket extends GcraState {
 		super(limit, tat);
 	}
 
+	/** The queue admits only what it has room for. */
 	@Override
-	public @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
-		long interval = this.limit.emissionIntervalNanos();
-		long tolerance = this.limit.toleranceNanos();
-		long increment = cost * interval;
-		while (true) {
-			long tat = (long) TAT.getVolatile(this);
-			if (tat == RETIRED) {
-				return null;
-			}
-			long base = Math.max(tat, nowNanos);
-			long newTat = base + increment;
-			long used = newTat - nowNanos;
-			long turn = (maxWaitNanos > 0) ? base - nowNanos : 0;
-			if (used > tolerance || turn > maxWaitNanos) {
-				long available = (tolerance - (base - nowNanos)) / interval;
-				long retryAfter = Math.max(used - tolerance, (maxWaitNanos > 0) ? turn - maxWaitNanos : 0);
-				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
-						untilNext(base - nowNanos), retryAfter);
-			}
-			if (TAT.compareAndSet(this, tat, newTat)) {
-				long remaining = (tolerance - used) / interval;
-				return (turn > 0) ? Decision.delayed(this.limit.limit(), remaining, used, untilNext(used), turn)
-						: Decision.allowed(this.limit.limit(), remaining, used, untilNext(used));
-			}
-		}
+	boolean fits(long excessNanos, long maxWaitNanos) {
+		return excessNanos <= 0;
+	}
+
+	/** As a queue (delay mode) every request waits for its turn; as a meter none does. */
+	@Override
+	long waitNanos(long queuedNanos, long excessNanos, long maxWaitNanos) {
+		return (maxWaitNanos > 0) ? queuedNanos : 0;
 	}
 }

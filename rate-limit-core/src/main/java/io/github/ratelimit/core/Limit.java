@@ -14,7 +14,7 @@ public final class Limit {
 	public static final long MAX_CONCURRENCY_LIMIT = 10_000;
 
 	/** The nominal period of a concurrency limit, which has none: the retry-after of its rejections. */
-	static final java.time.Duration CONCURRENCY_PERIOD = java.time.Duration.ofSeconds(1);
+	static final Duration CONCURRENCY_PERIOD = Duration.ofSeconds(1);
 
 	/** The largest limit a sliding-window-log accepts: 80 KB of timestamps per key at most. */
 	public static final long MAX_LOG_LIMIT = 10_000;
@@ -244,10 +244,8 @@ public final class Limit {
 						+ " KiB per key; the most it accepts is " + MAX_LOG_LIMIT,
 						"Use sliding-window-counter (16 bytes per key) for large limits");
 			}
-			if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER
-					&& Math.multiplyHigh(this.limit, this.period.toNanos()) != 0
-					|| this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER
-							&& this.limit * this.period.toNanos() > MAX_COUNTER_PRODUCT) {
+			if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER && (Math.multiplyHigh(this.limit, this.period.toNanos()) != 0
+					|| this.limit * this.period.toNanos() > MAX_COUNTER_PRODUCT)) {
 				throw invalid("limit", "sliding-window-counter computes exactly with limit x period in "
 						+ "nanoseconds, which must stay below 2^61; " + this.limit + " per " + this.period
 						+ " is too large", "Shorten the period or lower the limit");

@@ -42,10 +42,7 @@ public interface RateLimitStore {
 	 */
 	default List<Receipt> admitAll(List<Acquisition> acquisitions) {
 		List<Decision> decisions = tryAcquireAll(acquisitions);
-		boolean allowed = true;
-		for (Decision decision : decisions) {
-			allowed &= decision.isAllowed();
-		}
+		boolean allowed = decisions.stream().allMatch(Decision::isAllowed);
 		List<Receipt> receipts = new ArrayList<>(decisions.size());
 		for (int i = 0; i < decisions.size(); i++) {
 			Decision decision = decisions.get(i);

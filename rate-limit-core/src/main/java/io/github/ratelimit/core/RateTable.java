@@ -284,17 +284,11 @@ final class RateTable {
 		if (state.limit().equals(limit)) {
 			return state;
 		}
-		LimiterState[] now = new LimiterState[] { state };
-		this.states.asMap().computeIfPresent(key, (k, held) -> {
-			if (held.limit().equals(limit)) {
-				now[0] = held;
-				return held;
-			}
-			LimiterState next = held.moveTo(limit, this.clock.nanos());
-			now[0] = (next != null) ? next : held;
-			return now[0];
+		LimiterState now = this.states.asMap().computeIfPresent(key, (k, held) -> {
+			LimiterState next = held.limit().equals(limit) ? held : held.moveTo(limit, this.clock.nanos());
+			return (next != null) ? next : held;
 		});
-		return now[0];
+		return (now != null) ? now : state;
 	}
 
 	private static boolean isFresh(LimiterState state, long now) {

@@ -1,7 +1,5 @@
 package io.github.ratelimit.core;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One key's sliding window counter: two counters, the current epoch-aligned window's and the previous
  * one's. A request is allowed when {@code previous * (period - elapsed) / period + current + cost <=
@@ -19,9 +17,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Concurrency: a lock per key; exact under any number of threads.
  */
-final class SlidingWindowCounter implements LimiterState {
-
-	private final Limit limit;
+final class SlidingWindowCounter extends LockedState {
 
 	private final long period;
 
@@ -31,60 +27,33 @@ final class SlidingWindowCounter implements LimiterState {
 
 	private long previous;
 
-	private boolean retired;
-
 	/**
 	 * Creates empty counters.
 	 * @param limit the limit it enforces
 	 */
 	SlidingWindowCounter(Limit limit) {
-		this.limit = limit;
+		super(limit);
 		this.period = limit.period().toNanos();
 	}
 
 	@Override
-	public Limit limit() {
-		return this.limit;
-	}
-
-	@Override
-	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
-		if (this.retired) {
-			return null;
-		}
+	Decision decideLocked(long nowNanos, long cost, boolean take) {
 		roll(nowNanos);
 		long max = this.limit.limit();
 		long p = this.period;
 		long overlap = overlap(nowNanos);
 		if (this.previous * overlap + (this.current + cost) * p > max * p) {
-			return Decision.rejected(max, remaining(overlap), reset(overlap), untilRoomFor(overlap, cost),
-					untilRoomFor(overlap, cost));
+			long retryAfter = untilRoomFor(overlap, cost);
+			return Decision.rejected(max, remaining(overlap), reset(overlap), retryAfter, retryAfter);
 		}
-		this.current += cost;
-		return Decision.allowed(max, remaining(overlap), reset(overlap), next(overlap, cost));
-	}
-
-	@Override
-	public synchronized @Nullable Decision check(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
-		roll(nowNanos);
-		long max = this.limit.limit();
-		long p = this.period;
-		long overlap = overlap(nowNanos);
-		if (this.previous * overlap + (this.current + cost) * p > max * p) {
-			return Decision.rejected(max, remaining(overlap), reset(overlap), untilRoomFor(overlap, cost),
-					untilRoomFor(overlap, cost));
+		if (take) {
+			this.current += cost;
 		}
 		return Decision.allowed(max, remaining(overlap), reset(overlap), next(overlap, cost));
 	}
 
 	@Override
-	public synchronized @Nullable Decision release(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
+	Decision releaseLocked(long nowNanos, long cost) {
 		roll(nowNanos);
 		this.current = Math.max(0, this.current - cost);
 		long overlap = overlap(nowNanos);
@@ -108,10 +77,7 @@ final class SlidingWindowCounter implements LimiterState {
 	 * has rolled (where it still weighs); nothing once that window has left the estimate.
 	 */
 	@Override
-	public synchronized @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
-		if (this.retired) {
-			return null;
-		}
+	Decision giveBackLocked(long nowNanos, long cost, long mark, Limit admittedUnder) {
 		roll(nowNanos);
 		if (admittedUnder.period().toNanos() == this.period) {
 			if (this.windowStart == mark) {
@@ -121,28 +87,19 @@ final class SlidingWindowCounter implements LimiterState {
 				this.previous -= Math.min(cost, this.previous);
 			}
 		}
-		long overlap = overlap(nowNanos);
-		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, 1));
+		return peekLocked(nowNanos);
 	}
 
 	@Override
-	public synchronized @Nullable Decision peek(long nowNanos) {
-		if (this.retired) {
-			return null;
-		}
+	Decision peekLocked(long nowNanos) {
 		roll(nowNanos);
 		long overlap = overlap(nowNanos);
 		return Decision.allowed(this.limit.limit(), remaining(overlap), reset(overlap), next(overlap, 1));
 	}
 
 	@Override
-	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
-		LimiterState.requireSameAlgorithm(this.limit, limit);
-		if (this.retired) {
-			return null;
-		}
+	LimiterState successor(Limit limit, long nowNanos) {
 		roll(nowNanos);
-		this.retired = true;
 		SlidingWindowCounter next = new SlidingWindowCounter(limit);
 		if (next.period == this.period) {
 			next.windowStart = this.windowStart;

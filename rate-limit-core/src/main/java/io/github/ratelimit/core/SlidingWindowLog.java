@@ -1,7 +1,5 @@
 package io.github.ratelimit.core;
 
-import org.jspecify.annotations.Nullable;
-
 import java.util.Arrays;
 
 /**
@@ -20,9 +18,7 @@ import java.util.Arrays;
  * Moved to another limit ({@link #moveTo(Limit, long)}), the entries carry over: each counts until its
  * time plus the new period, against the new limit.
  */
-final class SlidingWindowLog implements LimiterState {
-
-	private final Limit limit;
+final class SlidingWindowLog extends LockedState {
 
 	private final long period;
 
@@ -32,34 +28,27 @@ final class SlidingWindowLog implements LimiterState {
 
 	private int size;
 
-	private boolean retired;
-
 	/**
 	 * Creates an empty log.
 	 * @param limit the limit it enforces
 	 */
 	SlidingWindowLog(Limit limit) {
-		this.limit = limit;
+		super(limit);
 		this.period = limit.period().toNanos();
 		this.log = new long[(int) Math.min(8, limit.limit())];
 	}
 
 	@Override
-	public Limit limit() {
-		return this.limit;
-	}
-
-	@Override
-	public synchronized @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
-		if (this.retired) {
-			return null;
-		}
+	Decision decideLocked(long nowNanos, long cost, boolean take) {
 		expire(nowNanos);
 		long max = this.limit.limit();
 		if (this.size + cost > max) {
 			long oldestToLeave = at((int) Math.min(this.size - 1, this.size + cost - max - 1));
-			return Decision.rejected(max, Math.max(0, max - this.size), newest() + this.period - nowNanos, untilOldestLeaves(nowNanos),
-					oldestToLeave + this.period - nowNanos);
+			return Decision.rejected(max, Math.max(0, max - this.size), newest() + this.period - nowNanos,
+					untilOldestLeaves(nowNanos), oldestToLeave + this.period - nowNanos);
+		}
+		if (!take) {
+			return peekLocked(nowNanos);
 		}
 		long timestamp = (this.size > 0) ? Math.max(nowNanos, newest()) : nowNanos;
 		ensureCapacity((int) (this.size + cost));
@@ -71,27 +60,9 @@ final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
-	public synchronized @Nullable Decision check(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
-		expire(nowNanos);
-		long max = this.limit.limit();
-		if (this.size + cost > max) {
-			long oldestToLeave = at((int) Math.min(this.size - 1, this.size + cost - max - 1));
-			return Decision.rejected(max, Math.max(0, max - this.size), newest() + this.period - nowNanos,
-					untilOldestLeaves(nowNanos), oldestToLeave + this.period - nowNanos);
-		}
-		return peek(nowNanos);
-	}
-
-	@Override
-	public synchronized @Nullable Decision release(long nowNanos, long cost) {
-		if (this.retired) {
-			return null;
-		}
+	Decision releaseLocked(long nowNanos, long cost) {
 		this.size -= (int) Math.min(cost, this.size);
-		return peek(nowNanos);
+		return peekLocked(nowNanos);
 	}
 
 	@Override
@@ -104,10 +75,7 @@ final class SlidingWindowLog implements LimiterState {
 	 * of the same time are alike, so which of them go does not matter.
 	 */
 	@Override
-	public synchronized @Nullable Decision giveBack(long nowNanos, long cost, long mark, Limit admittedUnder) {
-		if (this.retired) {
-			return null;
-		}
+	Decision giveBackLocked(long nowNanos, long cost, long mark, Limit admittedUnder) {
 		expire(nowNanos);
 		long left = cost;
 		int kept = 0;
@@ -122,14 +90,11 @@ final class SlidingWindowLog implements LimiterState {
 			kept++;
 		}
 		this.size = kept;
-		return peek(nowNanos);
+		return peekLocked(nowNanos);
 	}
 
 	@Override
-	public synchronized @Nullable Decision peek(long nowNanos) {
-		if (this.retired) {
-			return null;
-		}
+	Decision peekLocked(long nowNanos) {
 		expire(nowNanos);
 		long reset = (this.size > 0) ? newest() + this.period - nowNanos : 0;
 		return Decision.allowed(this.limit.limit(), Math.max(0, this.limit.limit() - this.size), reset,
@@ -137,17 +102,9 @@ final class SlidingWindowLog implements LimiterState {
 	}
 
 	@Override
-	public synchronized @Nullable LimiterState moveTo(Limit limit, long nowNanos) {
-		LimiterState.requireSameAlgorithm(this.limit, limit);
-		if (this.retired) {
-			return null;
-		}
-		this.retired = true;
+	LimiterState successor(Limit limit, long nowNanos) {
 		SlidingWindowLog next = new SlidingWindowLog(limit);
-		next.log = new long[Math.max(this.size, next.log.length)];
-		for (int i = 0; i < this.size; i++) {
-			next.log[i] = at(i);
-		}
+		next.log = entries(Math.max(this.size, next.log.length));
 		next.size = this.size;
 		next.expire(nowNanos);
 		return next;
@@ -178,20 +135,21 @@ final class SlidingWindowLog implements LimiterState {
 			return;
 		}
 		int capacity = (int) Math.min(this.limit.limit(), Math.max(needed, this.log.length * 2L));
-		long[] grown = new long[capacity];
-		for (int i = 0; i < this.size; i++) {
-			grown[i] = at(i);
-		}
-		this.log = grown;
+		this.log = entries(capacity);
 		this.head = 0;
 	}
 
 	@Override
 	public synchronized String toString() {
-		long[] entries = new long[this.size];
+		return "SlidingWindowLog" + Arrays.toString(entries(this.size));
+	}
+
+	/** The entries from the oldest, in a new array of {@code length} (at least the size). */
+	private long[] entries(int length) {
+		long[] entries = new long[length];
 		for (int i = 0; i < this.size; i++) {
 			entries[i] = at(i);
 		}
-		return "SlidingWindowLog" + Arrays.toString(entries);
+		return entries;
 	}
 }

@@ -1,7 +1,5 @@
 package io.github.ratelimit.core;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One key's token bucket, implemented as GCRA (the generic cell rate algorithm): the whole state is a
  * single timestamp, the theoretical arrival time ({@code tat}) at which the bucket would be full.
@@ -34,36 +32,14 @@ final class TokenBucket extends GcraState {
 		super(limit, tat);
 	}
 
+	/** A request that lacks tokens reserves them ahead, when they refill within its wait, and waits for them. */
 	@Override
-	public @Nullable Decision tryAcquire(long nowNanos, long cost, long maxWaitNanos) {
-		long interval = this.limit.emissionIntervalNanos();
-		long tolerance = this.limit.toleranceNanos();
-		long increment = cost * interval;
-		long tat = (long) TAT.getVolatile(this);
-		while (true) {
-			if (tat == RETIRED) {
-				return null;
-			}
-			long base = Math.max(tat, nowNanos);
-			long newTat = base + increment;
-			long used = newTat - nowNanos;
-			long wait = used - tolerance;
-			if (wait > maxWaitNanos) {
-				long available = (tolerance - (base - nowNanos)) / interval;
-				return Decision.rejected(this.limit.limit(), Math.max(0, available), base - nowNanos,
-						untilNext(base - nowNanos), wait);
-			}
-			// A failed exchange hands back the value that beat it, with the cache line already held for
-			// the next attempt: no second read between two threads racing on one key.
-			long witness = (long) TAT.compareAndExchange(this, tat, newTat);
-			if (witness == tat) {
-				if (wait <= 0) {
-					return Decision.allowed(this.limit.limit(), (tolerance - used) / interval, used, untilNext(used));
-				}
-				// Reserved ahead (delay mode): the request proceeds once its tokens have refilled.
-				return Decision.delayed(this.limit.limit(), 0, used, untilNext(used), wait);
-			}
-			tat = witness;
-		}
+	boolean fits(long excessNanos, long maxWaitNanos) {
+		return excessNanos <= maxWaitNanos;
+	}
+
+	@Override
+	long waitNanos(long queuedNanos, long excessNanos, long maxWaitNanos) {
+		return excessNanos;
 	}
 }

@@ -62,6 +62,17 @@ class LimitTests {
 	}
 
 	@Test
+	void onlyTheBucketsHaveABurstAndCanDelay() {
+		for (Algorithm algorithm : Algorithm.values()) {
+			boolean bucket = algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.LEAKY_BUCKET;
+			assertThat(algorithm.hasBurst()).as(algorithm.id()).isEqualTo(bucket);
+			assertThat(algorithm.canDelay()).as(algorithm.id()).isEqualTo(bucket);
+			assertThat(algorithm.isRate()).as(algorithm.id()).isEqualTo(algorithm != Algorithm.CONCURRENCY);
+			assertThat(algorithm).hasToString(algorithm.id());
+		}
+	}
+
+	@Test
 	void acquisitionRefusesCostsTheBurstCannotServe() {
 		Limit limit = Limit.builder().limit(5).period(Duration.ofSeconds(1)).build();
 		assertThatIllegalArgumentException().isThrownBy(() -> new Acquisition("api", limit, "k", 6))

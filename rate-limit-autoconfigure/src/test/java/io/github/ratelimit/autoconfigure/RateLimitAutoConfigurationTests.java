@@ -290,10 +290,10 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				RateLimitProperties properties = context.getBean(RateLimitProperties.class);
-				assertThat(properties.getPolicies().get("api").getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
-				assertThat(properties.getPolicies().get("api").getCount()).isEqualTo(CountMode.FAILURES);
-				assertThat(properties.getPolicies().get("b").getAlgorithm()).isEqualTo(Algorithm.LEAKY_BUCKET);
-				assertThat(properties.getPolicies().get("b").getOnLimit()).isEqualTo(OnLimit.DELAY);
+				assertThat(properties.getPolicies().get("api").algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
+				assertThat(properties.getPolicies().get("api").count()).isEqualTo(CountMode.FAILURES);
+				assertThat(properties.getPolicies().get("b").algorithm()).isEqualTo(Algorithm.LEAKY_BUCKET);
+				assertThat(properties.getPolicies().get("b").onLimit()).isEqualTo(OnLimit.DELAY);
 				assertThat(properties.getMode()).isEqualTo(RateLimitProperties.Mode.SHADOW);
 				assertThat(ConfiguredPolicy.of(context, "api").limit().algorithm())
 					.isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);

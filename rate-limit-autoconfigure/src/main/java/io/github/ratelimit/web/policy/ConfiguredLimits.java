@@ -148,33 +148,24 @@ public final class ConfiguredLimits {
 			if (!StringUtils.hasText(name)) {
 				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
 			}
-			PolicyDefinition definition = new PolicyDefinition(name, name, prefix, false,
-					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
-					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
+			PolicyDefinition definition = new PolicyDefinition(name, name, prefix, false, policy.algorithm(),
+					policy.limit(), policy.period(), policy.burst(), policy.key(), policy.cost(), policy.onLimit(),
+					policy.maxDelay(), policy.count(), policy.shadow());
 			RateLimitPolicy defined = RateLimitPolicy.define(definition, keyResolvers);
-			if (policy.getPlan() != null || !policy.getPlans().isEmpty()) {
-				defined = withPlans(defined, policy, keyResolvers, prefix);
+			if (policy.plan() == null && !policy.plans().isEmpty()) {
+				throw new RateLimitConfigurationException(prefix + ".plan", "plans are defined but no plan source is set",
+						"Set where a request's plan name comes from, e.g. plan: \"@planOfApiKey\" (a KeyResolver bean) "
+								+ "or plan: header:X-Plan");
 			}
-			if (policy.getExemptWhen() != null) {
-				defined = defined.withExemption(policy.getExemptWhen(), keyResolvers, prefix + ".exempt-when");
+			if (policy.plan() != null) {
+				defined = defined.withPlans(policy.plan(), policy.plans(), keyResolvers, prefix);
+			}
+			if (policy.exemptWhen() != null) {
+				defined = defined.withExemption(policy.exemptWhen(), keyResolvers, prefix + ".exempt-when");
 			}
 			policies.put(name, defined);
 		});
 		return new RateLimitPolicies(policies);
-	}
-
-	private static RateLimitPolicy withPlans(RateLimitPolicy policy, RateLimitProperties.Policy properties,
-			KeyResolvers keyResolvers, String prefix) {
-		if (properties.getPlan() == null) {
-			throw new RateLimitConfigurationException(prefix + ".plan", "plans are defined but no plan source is set",
-					"Set where a request's plan name comes from, e.g. plan: \"@planOfApiKey\" (a KeyResolver bean) "
-							+ "or plan: header:X-Plan");
-		}
-		Map<String, RateLimitPolicy.Plan> plans = new LinkedHashMap<>();
-		properties.getPlans()
-			.forEach((planName, plan) -> plans.put(planName,
-					new RateLimitPolicy.Plan(plan.getLimit(), plan.getPeriod(), plan.getBurst())));
-		return policy.withPlans(properties.getPlan(), plans, keyResolvers, prefix);
 	}
 
 	private static final Set<String> PLAN_PROPERTIES = Set.of("limit", "period", "burst");
@@ -290,39 +281,39 @@ public final class ConfiguredLimits {
 		for (int i = 0; i < configured.size(); i++) {
 			RateLimitProperties.Rule rule = configured.get(i);
 			String prefix = PREFIX + ".rules[" + i + "]";
-			if (!StringUtils.hasText(rule.getPath())) {
+			if (!StringUtils.hasText(rule.path())) {
 				throw new RateLimitConfigurationException(prefix + ".path", "a rule needs a path",
 						"Set a path pattern such as /api/**");
 			}
-			if (!rule.getPath().startsWith("/")) {
+			if (!rule.path().startsWith("/")) {
 				// PathPattern matches the request's whole path, which starts with '/': such a rule would match nothing.
 				throw new RateLimitConfigurationException(prefix + ".path",
-						"the path pattern '" + rule.getPath() + "' does not start with '/', so it matches no request",
-						"Write it from the root, e.g. /" + rule.getPath());
+						"the path pattern '" + rule.path() + "' does not start with '/', so it matches no request",
+						"Write it from the root, e.g. /" + rule.path());
 			}
 			PathPattern pattern;
 			try {
-				pattern = parser.parse(rule.getPath());
+				pattern = parser.parse(rule.path());
 			}
 			catch (PatternParseException ex) {
 				throw new RateLimitConfigurationException(prefix + ".path",
-						"cannot parse the path pattern '" + rule.getPath() + "': " + ex.getMessage(),
+						"cannot parse the path pattern '" + rule.path() + "': " + ex.getMessage(),
 						"Write a Spring PathPattern such as /api/** or /users/{id}");
 			}
 			Set<String> methods = new LinkedHashSet<>();
-			for (String method : rule.getMethods()) {
+			for (String method : rule.methods()) {
 				if (!StringUtils.hasText(method) || !method.trim().chars().allMatch(Character::isLetter)) {
 					throw new RateLimitConfigurationException(prefix + ".methods",
 							"'" + method + "' is not an HTTP method", "List methods such as GET, POST");
 				}
 				methods.add(method.trim().toUpperCase(Locale.ROOT));
 			}
-			if (rule.getPolicies().isEmpty()) {
+			if (rule.policies().isEmpty()) {
 				throw new RateLimitConfigurationException(prefix + ".policies", "the rule names no policy",
 						"Name one or more policies from rate-limit.policies");
 			}
 			List<RateLimitPolicy> applied = new ArrayList<>();
-			for (String name : rule.getPolicies()) {
+			for (String name : rule.policies()) {
 				RateLimitPolicy policy = policies.get(name.trim());
 				if (policy == null) {
 					throw new RateLimitConfigurationException(prefix + ".policies", "no policy named '" + name + "'",

@@ -520,11 +520,11 @@ public final class RateLimitPolicy {
 
 	/**
 	 * A plan's values, before validation: each unset one comes from the policy (a burst the policy does
-	 * not set defaults to the plan's limit).
+	 * not set defaults to the plan's limit). Bound from {@code rate-limit.policies.<name>.plans.<plan>}.
 	 *
-	 * @param limit the quota per period
-	 * @param period the period
-	 * @param burst the capacity
+	 * @param limit Requests (tokens) allowed per period under this plan; the policy's when unset.
+	 * @param period Period of this plan's limit; the policy's when unset.
+	 * @param burst Bucket capacity under this plan; the policy's burst when set there, else this plan's limit.
 	 */
 	public record Plan(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
 	}

@@ -54,13 +54,13 @@ public class RateLimitProperties {
 	/**
 	 * Response headers.
 	 */
-	private final Headers headers = new Headers();
+	private Headers headers = new Headers(new ArrayList<>(List.of(HeaderStyle.BOTH)));
 
 	/**
 	 * How the client IP is found.
 	 */
 	@NestedConfigurationProperty
-	private final ClientIpProperties clientIp = new ClientIpProperties();
+	private ClientIpProperties clientIp = ClientIpProperties.DEFAULTS;
 
 	/**
 	 * Where limiter state is kept.
@@ -75,7 +75,7 @@ public class RateLimitProperties {
 	/**
 	 * Requests that no policy limits.
 	 */
-	private final Exempt exempt = new Exempt();
+	private Exempt exempt = new Exempt(List.of(), null);
 
 	/**
 	 * Named policies; every endpoint that names a policy shares its budget.
@@ -115,8 +115,16 @@ public class RateLimitProperties {
 		return this.headers;
 	}
 
+	public void setHeaders(Headers headers) {
+		this.headers = headers;
+	}
+
 	public ClientIpProperties getClientIp() {
 		return this.clientIp;
+	}
+
+	public void setClientIp(ClientIpProperties clientIp) {
+		this.clientIp = clientIp;
 	}
 
 	public Store getStore() {
@@ -129,6 +137,10 @@ public class RateLimitProperties {
 
 	public Exempt getExempt() {
 		return this.exempt;
+	}
+
+	public void setExempt(Exempt exempt) {
+		this.exempt = exempt;
 	}
 
 	public Map<String, Policy> getPolicies() {
@@ -149,24 +161,12 @@ public class RateLimitProperties {
 
 	/**
 	 * Response headers.
+	 *
+	 * @param style Which rate limit headers responses carry, one style or a list: both (legacy and ietf),
+	 * legacy (X-RateLimit-*), ietf (RateLimit and RateLimit-Policy of draft 11), draft-6 (RateLimit-Limit,
+	 * -Remaining, -Reset) or none. Retry-After is always sent on a 429.
 	 */
-	public static class Headers {
-
-		/**
-		 * Which rate limit headers responses carry, one style or a list: both (legacy and ietf),
-		 * legacy (X-RateLimit-*), ietf (RateLimit and RateLimit-Policy of draft 11), draft-6
-		 * (RateLimit-Limit, -Remaining, -Reset) or none. Retry-After is always sent on a 429.
-		 */
-		private List<HeaderStyle> style = new ArrayList<>(List.of(HeaderStyle.BOTH));
-
-		public List<HeaderStyle> getStyle() {
-			return this.style;
-		}
-
-		public void setStyle(List<HeaderStyle> style) {
-			this.style = style;
-		}
-
+	public record Headers(List<HeaderStyle> style) {
 	}
 
 	/**
@@ -265,38 +265,14 @@ public class RateLimitProperties {
 	/**
 	 * Requests that no policy limits: they spend nothing, carry no rate limit header and are counted
 	 * with outcome exempt.
+	 *
+	 * @param ips Client IPs or CIDR blocks (IPv4 and IPv6), matched against the resolved client IP, that are
+	 * never limited, e.g. 10.0.0.0/8.
+	 * @param when A SpEL boolean over the request (ip, user, request, header('Name'), param('name'),
+	 * pathVariables) that exempts a request from every policy when true; an expression that fails exempts
+	 * nobody.
 	 */
-	public static class Exempt {
-
-		/**
-		 * Client IPs or CIDR blocks (IPv4 and IPv6), matched against the resolved client IP, that are
-		 * never limited, e.g. 10.0.0.0/8.
-		 */
-		private List<String> ips = new ArrayList<>();
-
-		/**
-		 * A SpEL boolean over the request (ip, user, request, header('Name'), param('name'),
-		 * pathVariables) that exempts a request from every policy when true; an expression that fails
-		 * exempts nobody.
-		 */
-		private @Nullable String when;
-
-		public List<String> getIps() {
-			return this.ips;
-		}
-
-		public void setIps(List<String> ips) {
-			this.ips = ips;
-		}
-
-		public @Nullable String getWhen() {
-			return this.when;
-		}
-
-		public void setWhen(@Nullable String when) {
-			this.when = when;
-		}
-
+	public record Exempt(@DefaultValue List<String> ips, @Nullable String when) {
 	}
 
 	/**

@@ -53,24 +53,24 @@ public final class ConfiguredLimits {
 	public static ClientIpResolver clientIpResolver(RateLimitProperties properties) {
 		ClientIpProperties clientIp = properties.getClientIp();
 		String prefix = PREFIX + ".client-ip.";
-		List<IpAddressRange> ranges = ranges(clientIp.getTrustedProxies(), prefix + "trusted-proxies", "every client is "
+		List<IpAddressRange> ranges = ranges(clientIp.trustedProxies(), prefix + "trusted-proxies", "every client is "
 				+ "then a trusted proxy, writes the address it is keyed by in the forwarding header, and gets a budget "
 				+ "per address it writes. List only your proxies' addresses");
 		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
 		// The builder is the one home of what a header and a prefix may be; each refusal names its property.
-		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";
-		configure(() -> builder.header(header), prefix + "header", "'" + clientIp.getHeader()
+		String header = (clientIp.header() != null) ? clientIp.header().trim() : "";
+		configure(() -> builder.header(header), prefix + "header", "'" + clientIp.header()
 				+ "' is not an HTTP header name",
 				"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
-		int ipv4Prefix = clientIp.getIpv4Prefix();
+		int ipv4Prefix = clientIp.ipv4Prefix();
 		configure(() -> builder.ipv4Prefix(ipv4Prefix), prefix + "ipv4-prefix",
 				"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
 				"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
-		int ipv6Prefix = clientIp.getIpv6Prefix();
+		int ipv6Prefix = clientIp.ipv6Prefix();
 		configure(() -> builder.ipv6Prefix(ipv6Prefix), prefix + "ipv6-prefix",
 				"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
 				"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
-		ClientIpSource source = clientIp.getSource();
+		ClientIpSource source = clientIp.source();
 		if (source == ClientIpSource.CONTAINER && !ranges.isEmpty()) {
 			throw new RateLimitConfigurationException(prefix + "trusted-proxies",
 					"trusted proxies have no effect with rate-limit.client-ip.source=container, which takes the address"
@@ -115,7 +115,7 @@ public final class ConfiguredLimits {
 	 */
 	public static Set<HeaderStyle> headerStyles(RateLimitProperties properties) {
 		String property = PREFIX + ".headers.style";
-		List<HeaderStyle> listed = properties.getHeaders().getStyle();
+		List<HeaderStyle> listed = properties.getHeaders().style();
 		if (listed == null || listed.isEmpty() || listed.contains(null)) {
 			throw new RateLimitConfigurationException(property, "no header style is set",
 					"Set one or a list of: both, legacy, ietf, draft-6 (or none for no rate limit headers)");
@@ -268,9 +268,9 @@ public final class ConfiguredLimits {
 
 	public static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
 			ClientIpResolver clientIpResolver) {
-		List<IpAddressRange> ranges = ranges(properties.getExempt().getIps(), PREFIX + ".exempt.ips",
+		List<IpAddressRange> ranges = ranges(properties.getExempt().ips(), PREFIX + ".exempt.ips",
 				"no client of that family is limited by any policy");
-		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
+		return RateLimitExemptions.of(ranges, properties.getExempt().when(), keyResolvers, clientIpResolver,
 				PREFIX + ".exempt.when");
 	}
 

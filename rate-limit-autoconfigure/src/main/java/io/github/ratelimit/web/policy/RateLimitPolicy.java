@@ -259,26 +259,6 @@ public final class RateLimitPolicy {
 	}
 
 	/**
-	 * Changes this policy's values at run time (every copy of it: path rules and annotations alike),
-	 * validated exactly as at start-up. Values a change leaves unset keep what they were; plans, when
-	 * given, replace the plans. What a key has spent stays spent.
-	 * @param change the new values
-	 * @return a description of what was in force before, for logs
-	 * @throws RateLimitConfigurationException naming the bad value's property
-	 */
-	String change(Change change) {
-		return describe(this.limits.change(change));
-	}
-
-	/**
-	 * Returns this policy to its configured values.
-	 * @return a description of what was in force before, for logs
-	 */
-	String restore() {
-		return describe(this.limits.restore());
-	}
-
-	/**
 	 * Puts a whole change in force over the configured values (not merged with earlier changes), or
 	 * returns to the configured values for {@code null}, validated as at start-up.
 	 * @param change the change, as kept for every instance

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -126,15 +127,11 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	private List<RateLimitPolicy> policiesOf(Class<?> beanType, Method method) {
 		Class<?> userType = ClassUtils.getUserClass(beanType);
 		String where = describe(userType, method);
-		List<RateLimited> annotations = new ArrayList<>();
-		MergedAnnotations.from(userType, SearchStrategy.TYPE_HIERARCHY)
-			.stream(RateLimited.class)
+		// The class's annotations first, then the method's.
+		List<RateLimited> annotations = Stream.of(userType, method)
+			.flatMap((element) -> MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY).stream(RateLimited.class))
 			.map(MergedAnnotation::synthesize)
-			.forEach(annotations::add);
-		MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
-			.stream(RateLimited.class)
-			.map(MergedAnnotation::synthesize)
-			.forEach(annotations::add);
+			.toList();
 		List<RateLimitPolicy> result = new ArrayList<>();
 		for (int i = 0; i < annotations.size(); i++) {
 			RateLimitPolicy policy = policyOf(annotations.get(i), userType, method, where, i, annotations.size());

@@ -74,14 +74,24 @@ public final class PolicyChanges {
 	}
 
 	public static WebEndpointResponse<Object> badRequest(String policy, String prefix, RateLimitConfigurationException ex) {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("policy", policy);
 		String origin = ex.getOrigin();
-		body.put("field", origin.startsWith(prefix + ".") ? origin.substring(prefix.length() + 1) : origin);
-		body.put("property", origin);
-		body.put("message", ex.getProblem());
-		body.put("action", ex.getAction());
-		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
+		String field = origin.startsWith(prefix + ".") ? origin.substring(prefix.length() + 1) : origin;
+		return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "policy", policy, "field", field, "property", origin,
+				"message", ex.getProblem(), "action", ex.getAction());
+	}
+
+	/**
+	 * An answer of the endpoint with a JSON object of texts.
+	 * @param status the HTTP status
+	 * @param namesAndValues each member's name followed by its value, in the order the object shows them
+	 * @return the answer
+	 */
+	public static WebEndpointResponse<Object> answer(int status, String... namesAndValues) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		for (int i = 0; i < namesAndValues.length; i += 2) {
+			body.put(namesAndValues[i], namesAndValues[i + 1]);
+		}
+		return new WebEndpointResponse<>(body, status);
 	}
 
 	private static @Nullable Long number(String property, @Nullable Object value) {

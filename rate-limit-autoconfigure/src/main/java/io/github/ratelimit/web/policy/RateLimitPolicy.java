@@ -342,16 +342,12 @@ public final class RateLimitPolicy {
 		// rate-limit.mode: shadow asks for it on every request.
 		RateLimitPolicy shadowed = this.inShadow;
 		if (shadowed == null) {
-			shadowed = newShadow();
+			shadowed = new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver,
+					this.exemptWhen, this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true,
+					this.readsParameters);
 			this.inShadow = shadowed;
 		}
 		return shadowed;
-	}
-
-	private RateLimitPolicy newShadow() {
-		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
-						this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true,
-						this.readsParameters);
 	}
 
 	/**

@@ -16,7 +16,6 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -199,18 +198,8 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	}
 
 	private static Duration duration(String text, String attribute, String where) {
-		if (ConfiguredLimits.lacksUnit(text)) {
-			throw new RateLimitConfigurationException("@RateLimited(" + attribute + ") on " + where,
-					"the " + attribute + " '" + text + "' has no unit, which would be read as milliseconds",
-					"Write it with its unit, e.g. " + text.trim() + "s, or " + text.trim() + "ms if milliseconds are meant");
-		}
-		try {
-			return DurationStyle.detectAndParse(text);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException("@RateLimited(" + attribute + ") on " + where,
-					"cannot read the " + attribute + " '" + text + "'", "Write a duration such as 10s, 1m, 1h or PT1M");
-		}
+		return ConfiguredLimits.duration("@RateLimited(" + attribute + ") on " + where, attribute, text, text,
+				text.trim());
 	}
 
 	private static String describe(Class<?> type, Method method) {

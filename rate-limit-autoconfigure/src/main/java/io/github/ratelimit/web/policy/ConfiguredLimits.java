@@ -1,5 +1,6 @@
 package io.github.ratelimit.web.policy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -22,6 +23,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
@@ -264,6 +266,31 @@ public final class ConfiguredLimits {
 	static boolean lacksUnit(String text) {
 		String trimmed = text.trim();
 		return trimmed.matches("\\+?\\d+") && !trimmed.matches("\\+?0+");
+	}
+
+	/**
+	 * Reads a duration written in an annotation or a runtime change, refusing a bare number ({@link #lacksUnit}).
+	 * @param property where it is written, for the failure
+	 * @param what what the failure calls it: the attribute, or {@code duration}
+	 * @param text the duration to read
+	 * @param shown the duration as the failure shows it
+	 * @param suggested the duration as the failure's action writes it with a unit
+	 * @return the duration
+	 * @throws RateLimitConfigurationException for a bare number or a text that is no duration
+	 */
+	static Duration duration(String property, String what, String text, String shown, String suggested) {
+		if (lacksUnit(text)) {
+			throw new RateLimitConfigurationException(property,
+					"the " + what + " '" + shown + "' has no unit, which would be read as milliseconds",
+					"Write it with its unit, e.g. " + suggested + "s, or " + suggested + "ms if milliseconds are meant");
+		}
+		try {
+			return DurationStyle.detectAndParse(text);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(property, "cannot read the " + what + " '" + shown + "'",
+					"Write a duration such as 10s, 1m, 1h or PT1M");
+		}
 	}
 
 	public static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,

@@ -8,7 +8,6 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.json.JsonParserFactory;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -115,18 +114,7 @@ public final class PolicyChanges {
 			return null;
 		}
 		String text = String.valueOf(value).trim();
-		if (ConfiguredLimits.lacksUnit(text)) {
-			throw new RateLimitConfigurationException(property,
-					"the duration '" + shown(value) + "' has no unit, which would be read as milliseconds",
-					"Write it with its unit, e.g. " + shown(text) + "s, or " + shown(text) + "ms if milliseconds are meant");
-		}
-		try {
-			return DurationStyle.detectAndParse(text);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(property, "cannot read the duration '" + shown(value) + "'",
-					"Write a duration such as 10s, 1m, 1h or PT1M");
-		}
+		return ConfiguredLimits.duration(property, "duration", text, shown(value), shown(text));
 	}
 
 	/** A value as an answer shows it: at most 64 characters, so that a huge value is not sent back whole. */

@@ -71,11 +71,7 @@ final class PolicyLimits {
 	/** The smallest burst in force, of the policy and of its plans: the most a request may cost. */
 	long smallestBurst() {
 		InForce current = this.inForce;
-		long burst = current.limit().burst();
-		for (Limit plan : current.plans().values()) {
-			burst = Math.min(burst, plan.burst());
-		}
-		return burst;
+		return current.plans().values().stream().mapToLong(Limit::burst).reduce(current.limit().burst(), Math::min);
 	}
 
 	/** Records a cost some use of the policy takes (checked by {@code withCost}), for later checks. */

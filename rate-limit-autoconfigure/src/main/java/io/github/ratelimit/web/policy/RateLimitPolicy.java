@@ -297,7 +297,7 @@ public final class RateLimitPolicy {
 
 	/**
 	 * Returns whether the values in force were changed at run time.
-	 * @return {@code true} after a {@link #change}, until {@link #restore}
+	 * @return {@code true} after a {@link RateLimitPolicies#change}, until {@link RateLimitPolicies#restore}
 	 */
 	public boolean isOverridden() {
 		return this.limits.isOverridden();

@@ -237,17 +237,13 @@ public class RateLimitsEndpoint {
 
 	private @Nullable RateLimitPolicy find(String name) {
 		RateLimitPolicy named = this.policies.get(name);
-		if (named != null) {
-			return named;
-		}
-		for (List<RateLimitPolicy> applied : this.annotatedEndpoints.endpoints().values()) {
-			for (RateLimitPolicy policy : applied) {
-				if (policy.name().equals(name)) {
-					return policy;
-				}
-			}
-		}
-		return null;
+		return (named != null) ? named : this.annotatedEndpoints.endpoints()
+			.values()
+			.stream()
+			.flatMap(List::stream)
+			.filter((policy) -> policy.name().equals(name))
+			.findFirst()
+			.orElse(null);
 	}
 
 	/**

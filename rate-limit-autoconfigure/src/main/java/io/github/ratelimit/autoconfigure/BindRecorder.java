@@ -71,14 +71,9 @@ final class BindRecorder {
 				read(context);
 				if (error instanceof UnboundConfigurationPropertiesException unknown) {
 					unbound(unknown); // from the root, or from a list's element
-					return null;
 				}
-				try {
-					return super.onFailure(name, target, context, error);
-				}
-				catch (Exception ex) {
-					return null;
-				}
+				// Not passed on: the parents (NoUnboundElementsBindHandler, then the default) would only rethrow it.
+				return null;
 			}
 
 		};

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
@@ -19,6 +20,7 @@ import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * Configuration of the rate limiter, under {@code rate-limit.*}.
@@ -52,13 +54,13 @@ public class RateLimitProperties {
 	/**
 	 * Response headers.
 	 */
-	private final Headers headers = new Headers();
+	private Headers headers = new Headers(new ArrayList<>(List.of(HeaderStyle.BOTH)));
 
 	/**
 	 * How the client IP is found.
 	 */
 	@NestedConfigurationProperty
-	private final ClientIpProperties clientIp = new ClientIpProperties();
+	private ClientIpProperties clientIp = ClientIpProperties.DEFAULTS;
 
 	/**
 	 * Where limiter state is kept.
@@ -73,7 +75,7 @@ public class RateLimitProperties {
 	/**
 	 * Requests that no policy limits.
 	 */
-	private final Exempt exempt = new Exempt();
+	private Exempt exempt = new Exempt(List.of(), null);
 
 	/**
 	 * Named policies; every endpoint that names a policy shares its budget.
@@ -113,8 +115,16 @@ public class RateLimitProperties {
 		return this.headers;
 	}
 
+	public void setHeaders(Headers headers) {
+		this.headers = headers;
+	}
+
 	public ClientIpProperties getClientIp() {
 		return this.clientIp;
+	}
+
+	public void setClientIp(ClientIpProperties clientIp) {
+		this.clientIp = clientIp;
 	}
 
 	public Store getStore() {
@@ -127,6 +137,10 @@ public class RateLimitProperties {
 
 	public Exempt getExempt() {
 		return this.exempt;
+	}
+
+	public void setExempt(Exempt exempt) {
+		this.exempt = exempt;
 	}
 
 	public Map<String, Policy> getPolicies() {
@@ -147,24 +161,12 @@ public class RateLimitProperties {
 
 	/**
 	 * Response headers.
+	 *
+	 * @param style Which rate limit headers responses carry, one style or a list: both (legacy and ietf),
+	 * legacy (X-RateLimit-*), ietf (RateLimit and RateLimit-Policy of draft 11), draft-6 (RateLimit-Limit,
+	 * -Remaining, -Reset) or none. Retry-After is always sent on a 429.
 	 */
-	public static class Headers {
-
-		/**
-		 * Which rate limit headers responses carry, one style or a list: both (legacy and ietf),
-		 * legacy (X-RateLimit-*), ietf (RateLimit and RateLimit-Policy of draft 11), draft-6
-		 * (RateLimit-Limit, -Remaining, -Reset) or none. Retry-After is always sent on a 429.
-		 */
-		private List<HeaderStyle> style = new ArrayList<>(List.of(HeaderStyle.BOTH));
-
-		public List<HeaderStyle> getStyle() {
-			return this.style;
-		}
-
-		public void setStyle(List<HeaderStyle> style) {
-			this.style = style;
-		}
-
+	public record Headers(List<HeaderStyle> style) {
 	}
 
 	/**
@@ -263,38 +265,14 @@ public class RateLimitProperties {
 	/**
 	 * Requests that no policy limits: they spend nothing, carry no rate limit header and are counted
 	 * with outcome exempt.
+	 *
+	 * @param ips Client IPs or CIDR blocks (IPv4 and IPv6), matched against the resolved client IP, that are
+	 * never limited, e.g. 10.0.0.0/8.
+	 * @param when A SpEL boolean over the request (ip, user, request, header('Name'), param('name'),
+	 * pathVariables) that exempts a request from every policy when true; an expression that fails exempts
+	 * nobody.
 	 */
-	public static class Exempt {
-
-		/**
-		 * Client IPs or CIDR blocks (IPv4 and IPv6), matched against the resolved client IP, that are
-		 * never limited, e.g. 10.0.0.0/8.
-		 */
-		private List<String> ips = new ArrayList<>();
-
-		/**
-		 * A SpEL boolean over the request (ip, user, request, header('Name'), param('name'),
-		 * pathVariables) that exempts a request from every policy when true; an expression that fails
-		 * exempts nobody.
-		 */
-		private @Nullable String when;
-
-		public List<String> getIps() {
-			return this.ips;
-		}
-
-		public void setIps(List<String> ips) {
-			this.ips = ips;
-		}
-
-		public @Nullable String getWhen() {
-			return this.when;
-		}
-
-		public void setWhen(@Nullable String when) {
-			this.when = when;
-		}
-
+	public record Exempt(@DefaultValue List<String> ips, @Nullable String when) {
 	}
 
 	/**
@@ -333,294 +311,51 @@ public class RateLimitProperties {
 
 	/**
 	 * A named policy: a budget and how requests are keyed into it.
+	 *
+	 * @param algorithm Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter,
+	 * leaky-bucket, or concurrency (at most limit requests of a key in flight, no period).
+	 * @param limit Requests (tokens) allowed per period; required, positive (with concurrency: requests in
+	 * flight).
+	 * @param period Period the limit refers to, e.g. 1s, 1m, 1h; required, positive (not with concurrency).
+	 * @param burst Bucket capacity: the most requests allowed at once; defaults to the limit.
+	 * @param key Whose budget a request spends: ip, user, header:Name, param:name, global, a SpEL template
+	 * #{...} or @beanName.
+	 * @param cost Tokens one request takes; at most the burst.
+	 * @param onLimit What happens to a request over the limit: reject (429 at once) or delay (wait up to
+	 * max-delay for its turn, then 429); delay needs token-bucket or leaky-bucket.
+	 * @param maxDelay With on-limit delay: the longest a request may wait for its turn; a request whose turn
+	 * is further away gets the 429 at once.
+	 * @param count Which requests spend the budget: all, failures (response status 400 or above:
+	 * brute-force protection) or successes; failures and successes count when the response is complete.
+	 * @param shadow Whether this policy only observes: decided, counted and logged, never rejecting,
+	 * delaying nor adding headers.
+	 * @param plan Where a request's plan name comes from, in the syntax of keys: header:Name, param:name, a
+	 * SpEL template #{...} or @beanName (a KeyResolver returning the plan name: the way to trust it); a
+	 * request with no plan or an unknown one gets the policy's own limit.
+	 * @param plans Plans by name, each overriding the policy's limit, period and burst (not its algorithm);
+	 * the budget stays one per key, whatever plan a request names.
+	 * @param exemptWhen A SpEL boolean over the request (as rate-limit.exempt.when) that exempts a request
+	 * from this policy when true.
+	 * @param onFailure What decides this policy's requests when the shared store (Redis) cannot answer in
+	 * time: allow (fail open), deny (429) or local (this instance's in-process budget); the store's
+	 * rate-limit.store.redis.on-failure when not set. No effect with the in-process store.
 	 */
-	public static class Policy {
-
-		/**
-		 * Algorithm: token-bucket, fixed-window, sliding-window-log, sliding-window-counter,
-		 * leaky-bucket, or concurrency (at most limit requests of a key in flight, no period).
-		 */
-		private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
-
-		/**
-		 * Requests (tokens) allowed per period; required, positive (with concurrency: requests in flight).
-		 */
-		private @Nullable Long limit;
-
-		/**
-		 * Period the limit refers to, e.g. 1s, 1m, 1h; required, positive (not with concurrency).
-		 */
-		private @Nullable Duration period;
-
-		/**
-		 * Bucket capacity: the most requests allowed at once; defaults to the limit.
-		 */
-		private @Nullable Long burst;
-
-		/**
-		 * Whose budget a request spends: ip, user, header:Name, param:name, global, a SpEL
-		 * template #{...} or @beanName.
-		 */
-		private String key = "ip";
-
-		/**
-		 * Tokens one request takes; at most the burst.
-		 */
-		private long cost = 1;
-
-		/**
-		 * What happens to a request over the limit: reject (429 at once) or delay (wait up to
-		 * max-delay for its turn, then 429); delay needs token-bucket or leaky-bucket.
-		 */
-		private OnLimit onLimit = OnLimit.REJECT;
-
-		/**
-		 * With on-limit delay: the longest a request may wait for its turn; a request whose turn is
-		 * further away gets the 429 at once.
-		 */
-		private Duration maxDelay = Duration.ZERO;
-
-		/**
-		 * Which requests spend the budget: all, failures (response status 400 or above: brute-force
-		 * protection) or successes; failures and successes count when the response is complete.
-		 */
-		private CountMode count = CountMode.ALL;
-
-		/**
-		 * Whether this policy only observes: decided, counted and logged, never rejecting, delaying
-		 * nor adding headers.
-		 */
-		private boolean shadow;
-
-		/**
-		 * Where a request's plan name comes from, in the syntax of keys: header:Name, param:name, a
-		 * SpEL template #{...} or @beanName (a KeyResolver returning the plan name: the way to trust
-		 * it); a request with no plan or an unknown one gets the policy's own limit.
-		 */
-		private @Nullable String plan;
-
-		/**
-		 * Plans by name, each overriding the policy's limit, period and burst (not its algorithm); the
-		 * budget stays one per key, whatever plan a request names.
-		 */
-		private Map<String, Plan> plans = new LinkedHashMap<>();
-
-		/**
-		 * A SpEL boolean over the request (as rate-limit.exempt.when) that exempts a request from this
-		 * policy when true.
-		 */
-		private @Nullable String exemptWhen;
-
-		/**
-		 * What decides this policy's requests when the shared store (Redis) cannot answer in time: allow
-		 * (fail open), deny (429) or local (this instance's in-process budget); the store's
-		 * rate-limit.store.redis.on-failure when not set. No effect with the in-process store.
-		 */
-		private @Nullable OnFailure onFailure;
-
-		public @Nullable OnFailure getOnFailure() {
-			return this.onFailure;
-		}
-
-		public void setOnFailure(@Nullable OnFailure onFailure) {
-			this.onFailure = onFailure;
-		}
-
-		public @Nullable String getPlan() {
-			return this.plan;
-		}
-
-		public void setPlan(@Nullable String plan) {
-			this.plan = plan;
-		}
-
-		public Map<String, Plan> getPlans() {
-			return this.plans;
-		}
-
-		public void setPlans(Map<String, Plan> plans) {
-			this.plans = plans;
-		}
-
-		public @Nullable String getExemptWhen() {
-			return this.exemptWhen;
-		}
-
-		public void setExemptWhen(@Nullable String exemptWhen) {
-			this.exemptWhen = exemptWhen;
-		}
-
-		public CountMode getCount() {
-			return this.count;
-		}
-
-		public void setCount(CountMode count) {
-			this.count = count;
-		}
-
-		public boolean isShadow() {
-			return this.shadow;
-		}
-
-		public void setShadow(boolean shadow) {
-			this.shadow = shadow;
-		}
-
-		public OnLimit getOnLimit() {
-			return this.onLimit;
-		}
-
-		public void setOnLimit(OnLimit onLimit) {
-			this.onLimit = onLimit;
-		}
-
-		public Duration getMaxDelay() {
-			return this.maxDelay;
-		}
-
-		public void setMaxDelay(Duration maxDelay) {
-			this.maxDelay = maxDelay;
-		}
-
-		public Algorithm getAlgorithm() {
-			return this.algorithm;
-		}
-
-		public void setAlgorithm(Algorithm algorithm) {
-			this.algorithm = algorithm;
-		}
-
-		public @Nullable Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(@Nullable Long limit) {
-			this.limit = limit;
-		}
-
-		public @Nullable Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(@Nullable Duration period) {
-			this.period = period;
-		}
-
-		public @Nullable Long getBurst() {
-			return this.burst;
-		}
-
-		public void setBurst(@Nullable Long burst) {
-			this.burst = burst;
-		}
-
-		public String getKey() {
-			return this.key;
-		}
-
-		public void setKey(String key) {
-			this.key = key;
-		}
-
-		public long getCost() {
-			return this.cost;
-		}
-
-		public void setCost(long cost) {
-			this.cost = cost;
-		}
-
-	}
-
-	/**
-	 * A plan of a policy: the values that differ from the policy's.
-	 */
-	public static class Plan {
-
-		/**
-		 * Requests (tokens) allowed per period under this plan; the policy's when unset.
-		 */
-		private @Nullable Long limit;
-
-		/**
-		 * Period of this plan's limit; the policy's when unset.
-		 */
-		private @Nullable Duration period;
-
-		/**
-		 * Bucket capacity under this plan; the policy's burst when set there, else this plan's limit.
-		 */
-		private @Nullable Long burst;
-
-		public @Nullable Long getLimit() {
-			return this.limit;
-		}
-
-		public void setLimit(@Nullable Long limit) {
-			this.limit = limit;
-		}
-
-		public @Nullable Duration getPeriod() {
-			return this.period;
-		}
-
-		public void setPeriod(@Nullable Duration period) {
-			this.period = period;
-		}
-
-		public @Nullable Long getBurst() {
-			return this.burst;
-		}
-
-		public void setBurst(@Nullable Long burst) {
-			this.burst = burst;
-		}
-
+	public record Policy(@DefaultValue("token-bucket") Algorithm algorithm, @Nullable Long limit,
+			@Nullable Duration period, @Nullable Long burst, @DefaultValue("ip") String key,
+			@DefaultValue("1") long cost, @DefaultValue("reject") OnLimit onLimit,
+			@DefaultValue("0s") Duration maxDelay, @DefaultValue("all") CountMode count, boolean shadow,
+			@Nullable String plan, @DefaultValue Map<String, RateLimitPolicy.Plan> plans,
+			@Nullable String exemptWhen, @Nullable OnFailure onFailure) {
 	}
 
 	/**
 	 * A path rule.
+	 *
+	 * @param path Spring PathPattern the request path (within the application) must match, e.g. /api/**.
+	 * @param methods HTTP methods the rule applies to; all methods when empty.
+	 * @param policies Names of the policies that apply; each must be defined under rate-limit.policies.
 	 */
-	public static class Rule {
-
-		/**
-		 * Spring PathPattern the request path (within the application) must match, e.g. /api/**.
-		 */
-		private @Nullable String path;
-
-		/**
-		 * HTTP methods the rule applies to; all methods when empty.
-		 */
-		private List<String> methods = new ArrayList<>();
-
-		/**
-		 * Names of the policies that apply; each must be defined under rate-limit.policies.
-		 */
-		private List<String> policies = new ArrayList<>();
-
-		public @Nullable String getPath() {
-			return this.path;
-		}
-
-		public void setPath(@Nullable String path) {
-			this.path = path;
-		}
-
-		public List<String> getMethods() {
-			return this.methods;
-		}
-
-		public void setMethods(List<String> methods) {
-			this.methods = methods;
-		}
-
-		public List<String> getPolicies() {
-			return this.policies;
-		}
-
-		public void setPolicies(List<String> policies) {
-			this.policies = policies;
-		}
-
+	public record Rule(@Nullable String path, @DefaultValue List<String> methods,
+			@DefaultValue List<String> policies) {
 	}
 }

@@ -120,7 +120,8 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 	void check() {
 		Binder binder = new Binder(ConfigurationPropertySources.get(this.environment),
 				new PropertySourcesPlaceholdersResolver(this.environment));
-		BindRecorder recorder = bind(this.roots, binder, (source) -> !isEnvironment(source.getUnderlyingSource()));
+		BindRecorder recorder = bind(this.roots, binder,
+				(source) -> !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource));
 		Map<String, String[]> failures = new LinkedHashMap<>();
 		Set<String> systemProperties = new LinkedHashSet<>();
 		for (ConfigurationProperty property : recorder.unbound.values()) {
@@ -173,10 +174,6 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Ordered 
 			}
 		}
 		return unknown;
-	}
-
-	private static boolean isEnvironment(Object source) {
-		return source instanceof SystemEnvironmentPropertySource;
 	}
 
 	/** Binds every root, recording the names asked for and the names that bound nothing. */

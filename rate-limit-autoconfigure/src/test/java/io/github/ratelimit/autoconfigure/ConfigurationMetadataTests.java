@@ -46,7 +46,7 @@ class ConfigurationMetadataTests {
 		assertThat(types).containsEntry("rate-limit.mode", RateLimitProperties.Mode.class.getName())
 			.containsEntry("rate-limit.store.type", RateLimitProperties.StoreType.class.getName());
 		// A policy's fields have no entries of their own (they sit in a map); IDEs read their types.
-		for (String getter : List.of("getAlgorithm", "getOnLimit", "getCount")) {
+		for (String getter : List.of("algorithm", "onLimit", "count")) {
 			assertThat(RateLimitProperties.Policy.class.getMethod(getter).getReturnType().isEnum()).as(getter).isTrue();
 		}
 	}

@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
@@ -78,6 +79,12 @@ class RateLimitAutoConfigurationTests {
 		assertThat(new RateLimitProperties().getStore().getCaffeine().getMaximumSize())
 			.isEqualTo(CaffeineRateLimitStore.DEFAULT_MAXIMUM_SIZE)
 			.isEqualTo(1_000_000);
+	}
+
+	@Test
+	void theClientIpDefaultsAreThoseBoundWhenNothingIsSet() {
+		assertThat(new RateLimitProperties().getClientIp())
+			.isEqualTo(new Binder().bindOrCreate("rate-limit.client-ip", ClientIpProperties.class));
 	}
 
 	@Test
@@ -290,10 +297,10 @@ class RateLimitAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				RateLimitProperties properties = context.getBean(RateLimitProperties.class);
-				assertThat(properties.getPolicies().get("api").getAlgorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
-				assertThat(properties.getPolicies().get("api").getCount()).isEqualTo(CountMode.FAILURES);
-				assertThat(properties.getPolicies().get("b").getAlgorithm()).isEqualTo(Algorithm.LEAKY_BUCKET);
-				assertThat(properties.getPolicies().get("b").getOnLimit()).isEqualTo(OnLimit.DELAY);
+				assertThat(properties.getPolicies().get("api").algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
+				assertThat(properties.getPolicies().get("api").count()).isEqualTo(CountMode.FAILURES);
+				assertThat(properties.getPolicies().get("b").algorithm()).isEqualTo(Algorithm.LEAKY_BUCKET);
+				assertThat(properties.getPolicies().get("b").onLimit()).isEqualTo(OnLimit.DELAY);
 				assertThat(properties.getMode()).isEqualTo(RateLimitProperties.Mode.SHADOW);
 				assertThat(ConfiguredPolicy.of(context, "api").limit().algorithm())
 					.isEqualTo(Algorithm.SLIDING_WINDOW_COUNTER);
@@ -360,7 +367,7 @@ class RateLimitAutoConfigurationTests {
 	void headerStylesBindOneOrAListAndRefuseAClashNobodyAskedFor() {
 		this.runner.withPropertyValues("rate-limit.headers.style=legacy, draft-6").run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(RateLimitProperties.class).getHeaders().getStyle())
+			assertThat(context.getBean(RateLimitProperties.class).getHeaders().style())
 				.containsExactly(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6);
 		});
 		this.runner.withPropertyValues("rate-limit.headers.style[0]=ietf", "rate-limit.headers.style[1]=DRAFT_6")
@@ -368,7 +375,7 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues("rate-limit.headers.style=legacy,ietf,draft-6")
 			.run((context) -> assertThat(context).hasNotFailed());
 		this.runner.withPropertyValues("rate-limit.headers.style=both")
-			.run((context) -> assertThat(context.getBean(RateLimitProperties.class).getHeaders().getStyle())
+			.run((context) -> assertThat(context.getBean(RateLimitProperties.class).getHeaders().style())
 				.containsExactly(HeaderStyle.BOTH));
 		this.runner.withPropertyValues("rate-limit.headers.style=both,draft-6")
 			.run(failsWith("rate-limit.headers.style: both (legacy and ietf) and draft-6 would send draft 11's"));

@@ -160,12 +160,8 @@ public class RateLimitsEndpoint {
 	/** 503 for a key's read or reset the store did not answer. */
 	private static WebEndpointResponse<Object> unavailable(String policy, String key, IllegalStateException ex,
 			String outcome) {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("policy", policy);
-		body.put("key", key);
-		body.put("message", ex.getMessage() + "; " + outcome);
-		body.put("action", "Retry when the store answers");
-		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+		return PolicyChanges.answer(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE, "policy", policy, "key", key,
+				"message", ex.getMessage() + "; " + outcome, "action", "Retry when the store answers");
 	}
 
 	private KeyDescriptor describe(RateLimitPolicy policy, String key) {
@@ -229,33 +225,25 @@ public class RateLimitsEndpoint {
 	}
 
 	private static WebEndpointResponse<Object> notStored(String policy, IllegalStateException ex) {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("policy", policy);
-		body.put("message", ex.getMessage() + "; nothing was changed on this instance");
-		body.put("action", "Retry when the store answers; GET /actuator/ratelimits shows the values in force");
-		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+		return PolicyChanges.answer(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE, "policy", policy, "message",
+				ex.getMessage() + "; nothing was changed on this instance", "action",
+				"Retry when the store answers; GET /actuator/ratelimits shows the values in force");
 	}
 
 	private static WebEndpointResponse<Object> notFound(String policy, String hint) {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("policy", policy);
-		body.put("message", "no policy named '" + policy + "' (" + hint + ")");
-		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_NOT_FOUND);
+		return PolicyChanges.answer(WebEndpointResponse.STATUS_NOT_FOUND, "policy", policy, "message",
+				"no policy named '" + policy + "' (" + hint + ")");
 	}
 
 	private @Nullable RateLimitPolicy find(String name) {
 		RateLimitPolicy named = this.policies.get(name);
-		if (named != null) {
-			return named;
-		}
-		for (List<RateLimitPolicy> applied : this.annotatedEndpoints.endpoints().values()) {
-			for (RateLimitPolicy policy : applied) {
-				if (policy.name().equals(name)) {
-					return policy;
-				}
-			}
-		}
-		return null;
+		return (named != null) ? named : this.annotatedEndpoints.endpoints()
+			.values()
+			.stream()
+			.flatMap(List::stream)
+			.filter((policy) -> policy.name().equals(name))
+			.findFirst()
+			.orElse(null);
 	}
 
 	/**

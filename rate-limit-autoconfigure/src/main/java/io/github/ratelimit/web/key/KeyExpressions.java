@@ -6,6 +6,7 @@ import java.util.Map;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.ParserContext;
@@ -70,12 +71,7 @@ final class KeyExpressions {
 		return (request) -> {
 			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
 			try {
-				Root root = new Root(guarded, this.clientIpResolver);
-				SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-					.withInstanceMethods()
-					.withRootObject(root)
-					.build();
-				boolean holds = Boolean.TRUE.equals(expression.getValue(context));
+				boolean holds = Boolean.TRUE.equals(expression.getValue(context(guarded)));
 				RequestParameters.checkGuarded(guarded);
 				return holds;
 			}
@@ -97,15 +93,18 @@ final class KeyExpressions {
 		}
 		return (request) -> {
 			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
-			Root root = new Root(guarded, this.clientIpResolver);
-			SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding()
-				.withInstanceMethods()
-				.withRootObject(root)
-				.build();
-			String value = expression.getValue(context, String.class);
+			String value = expression.getValue(context(guarded), String.class);
 			RequestParameters.checkGuarded(guarded);
 			return value;
 		};
+	}
+
+	/** What an expression may read of a request: its {@link Root}, read-only, with the root's methods. */
+	private EvaluationContext context(HttpServletRequest request) {
+		return SimpleEvaluationContext.forReadOnlyDataBinding()
+			.withInstanceMethods()
+			.withRootObject(new Root(request, this.clientIpResolver))
+			.build();
 	}
 
 	/**

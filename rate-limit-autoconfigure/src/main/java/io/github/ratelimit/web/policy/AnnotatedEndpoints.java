@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -126,15 +126,11 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	private List<RateLimitPolicy> policiesOf(Class<?> beanType, Method method) {
 		Class<?> userType = ClassUtils.getUserClass(beanType);
 		String where = describe(userType, method);
-		List<RateLimited> annotations = new ArrayList<>();
-		MergedAnnotations.from(userType, SearchStrategy.TYPE_HIERARCHY)
-			.stream(RateLimited.class)
+		// The class's annotations first, then the method's.
+		List<RateLimited> annotations = Stream.of(userType, method)
+			.flatMap((element) -> MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY).stream(RateLimited.class))
 			.map(MergedAnnotation::synthesize)
-			.forEach(annotations::add);
-		MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
-			.stream(RateLimited.class)
-			.map(MergedAnnotation::synthesize)
-			.forEach(annotations::add);
+			.toList();
 		List<RateLimitPolicy> result = new ArrayList<>();
 		for (int i = 0; i < annotations.size(); i++) {
 			RateLimitPolicy policy = policyOf(annotations.get(i), userType, method, where, i, annotations.size());
@@ -202,18 +198,8 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	}
 
 	private static Duration duration(String text, String attribute, String where) {
-		if (ConfiguredLimits.lacksUnit(text)) {
-			throw new RateLimitConfigurationException("@RateLimited(" + attribute + ") on " + where,
-					"the " + attribute + " '" + text + "' has no unit, which would be read as milliseconds",
-					"Write it with its unit, e.g. " + text.trim() + "s, or " + text.trim() + "ms if milliseconds are meant");
-		}
-		try {
-			return DurationStyle.detectAndParse(text);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException("@RateLimited(" + attribute + ") on " + where,
-					"cannot read the " + attribute + " '" + text + "'", "Write a duration such as 10s, 1m, 1h or PT1M");
-		}
+		return ConfiguredLimits.duration("@RateLimited(" + attribute + ") on " + where, attribute, text, text,
+				text.trim());
 	}
 
 	private static String describe(Class<?> type, Method method) {

@@ -1,7 +1,5 @@
 package io.github.ratelimit.web.policy;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -50,12 +48,10 @@ public final class ChangeFieldsCheck implements OperationInvokerAdvisor {
 	}
 
 	private static WebEndpointResponse<Object> badRequest(InvocationContext context, String field) {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("policy", String.valueOf(context.getArguments().get("policy")));
-		body.put("field", PolicyChanges.shown(field));
-		body.put("message", "a change has no field '" + PolicyChanges.shown(field) + "'; nothing was changed");
-		body.put("action", "Send one or more of limit, period, burst and plans, e.g. {\"limit\": 200}");
-		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
+		return PolicyChanges.answer(WebEndpointResponse.STATUS_BAD_REQUEST, "policy",
+				String.valueOf(context.getArguments().get("policy")), "field", PolicyChanges.shown(field), "message",
+				"a change has no field '" + PolicyChanges.shown(field) + "'; nothing was changed", "action",
+				"Send one or more of limit, period, burst and plans, e.g. {\"limit\": 200}");
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.web.policy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -22,6 +23,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 import org.springframework.web.util.pattern.PathPattern;
@@ -53,24 +55,24 @@ public final class ConfiguredLimits {
 	public static ClientIpResolver clientIpResolver(RateLimitProperties properties) {
 		ClientIpProperties clientIp = properties.getClientIp();
 		String prefix = PREFIX + ".client-ip.";
-		List<IpAddressRange> ranges = ranges(clientIp.getTrustedProxies(), prefix + "trusted-proxies", "every client is "
+		List<IpAddressRange> ranges = ranges(clientIp.trustedProxies(), prefix + "trusted-proxies", "every client is "
 				+ "then a trusted proxy, writes the address it is keyed by in the forwarding header, and gets a budget "
 				+ "per address it writes. List only your proxies' addresses");
 		ClientIpResolver.Builder builder = ClientIpResolver.builder().trustedProxies(ranges);
 		// The builder is the one home of what a header and a prefix may be; each refusal names its property.
-		String header = (clientIp.getHeader() != null) ? clientIp.getHeader().trim() : "";
-		configure(() -> builder.header(header), prefix + "header", "'" + clientIp.getHeader()
+		String header = (clientIp.header() != null) ? clientIp.header().trim() : "";
+		configure(() -> builder.header(header), prefix + "header", "'" + clientIp.header()
 				+ "' is not an HTTP header name",
 				"Use X-Forwarded-For, Forwarded, or the header your proxy sets to the client's address, e.g. X-Real-IP");
-		int ipv4Prefix = clientIp.getIpv4Prefix();
+		int ipv4Prefix = clientIp.ipv4Prefix();
 		configure(() -> builder.ipv4Prefix(ipv4Prefix), prefix + "ipv4-prefix",
 				"the IPv4 prefix must be between " + ClientIpResolver.MIN_IPV4_PREFIX + " and 32, was " + ipv4Prefix,
 				"Set 32 to key each IPv4 address, or a shorter prefix such as 24 to key a network");
-		int ipv6Prefix = clientIp.getIpv6Prefix();
+		int ipv6Prefix = clientIp.ipv6Prefix();
 		configure(() -> builder.ipv6Prefix(ipv6Prefix), prefix + "ipv6-prefix",
 				"the IPv6 prefix must be between " + ClientIpResolver.MIN_IPV6_PREFIX + " and 128, was " + ipv6Prefix,
 				"Set 64 (the default: one subscriber's network), 56 or 48 for larger sites, or 128 to key each address");
-		ClientIpSource source = clientIp.getSource();
+		ClientIpSource source = clientIp.source();
 		if (source == ClientIpSource.CONTAINER && !ranges.isEmpty()) {
 			throw new RateLimitConfigurationException(prefix + "trusted-proxies",
 					"trusted proxies have no effect with rate-limit.client-ip.source=container, which takes the address"
@@ -115,7 +117,7 @@ public final class ConfiguredLimits {
 	 */
 	public static Set<HeaderStyle> headerStyles(RateLimitProperties properties) {
 		String property = PREFIX + ".headers.style";
-		List<HeaderStyle> listed = properties.getHeaders().getStyle();
+		List<HeaderStyle> listed = properties.getHeaders().style();
 		if (listed == null || listed.isEmpty() || listed.contains(null)) {
 			throw new RateLimitConfigurationException(property, "no header style is set",
 					"Set one or a list of: both, legacy, ietf, draft-6 (or none for no rate limit headers)");
@@ -148,33 +150,24 @@ public final class ConfiguredLimits {
 			if (!StringUtils.hasText(name)) {
 				throw new RateLimitConfigurationException(prefix, "a policy needs a name", "Name the policy");
 			}
-			PolicyDefinition definition = new PolicyDefinition(name, name, prefix, false,
-					policy.getAlgorithm(), policy.getLimit(), policy.getPeriod(), policy.getBurst(), policy.getKey(),
-					policy.getCost(), policy.getOnLimit(), policy.getMaxDelay(), policy.getCount(), policy.isShadow());
+			PolicyDefinition definition = new PolicyDefinition(name, name, prefix, false, policy.algorithm(),
+					policy.limit(), policy.period(), policy.burst(), policy.key(), policy.cost(), policy.onLimit(),
+					policy.maxDelay(), policy.count(), policy.shadow());
 			RateLimitPolicy defined = RateLimitPolicy.define(definition, keyResolvers);
-			if (policy.getPlan() != null || !policy.getPlans().isEmpty()) {
-				defined = withPlans(defined, policy, keyResolvers, prefix);
+			if (policy.plan() == null && !policy.plans().isEmpty()) {
+				throw new RateLimitConfigurationException(prefix + ".plan", "plans are defined but no plan source is set",
+						"Set where a request's plan name comes from, e.g. plan: \"@planOfApiKey\" (a KeyResolver bean) "
+								+ "or plan: header:X-Plan");
 			}
-			if (policy.getExemptWhen() != null) {
-				defined = defined.withExemption(policy.getExemptWhen(), keyResolvers, prefix + ".exempt-when");
+			if (policy.plan() != null) {
+				defined = defined.withPlans(policy.plan(), policy.plans(), keyResolvers, prefix);
+			}
+			if (policy.exemptWhen() != null) {
+				defined = defined.withExemption(policy.exemptWhen(), keyResolvers, prefix + ".exempt-when");
 			}
 			policies.put(name, defined);
 		});
 		return new RateLimitPolicies(policies);
-	}
-
-	private static RateLimitPolicy withPlans(RateLimitPolicy policy, RateLimitProperties.Policy properties,
-			KeyResolvers keyResolvers, String prefix) {
-		if (properties.getPlan() == null) {
-			throw new RateLimitConfigurationException(prefix + ".plan", "plans are defined but no plan source is set",
-					"Set where a request's plan name comes from, e.g. plan: \"@planOfApiKey\" (a KeyResolver bean) "
-							+ "or plan: header:X-Plan");
-		}
-		Map<String, RateLimitPolicy.Plan> plans = new LinkedHashMap<>();
-		properties.getPlans()
-			.forEach((planName, plan) -> plans.put(planName,
-					new RateLimitPolicy.Plan(plan.getLimit(), plan.getPeriod(), plan.getBurst())));
-		return policy.withPlans(properties.getPlan(), plans, keyResolvers, prefix);
 	}
 
 	private static final Set<String> PLAN_PROPERTIES = Set.of("limit", "period", "burst");
@@ -275,11 +268,36 @@ public final class ConfiguredLimits {
 		return trimmed.matches("\\+?\\d+") && !trimmed.matches("\\+?0+");
 	}
 
+	/**
+	 * Reads a duration written in an annotation or a runtime change, refusing a bare number ({@link #lacksUnit}).
+	 * @param property where it is written, for the failure
+	 * @param what what the failure calls it: the attribute, or {@code duration}
+	 * @param text the duration to read
+	 * @param shown the duration as the failure shows it
+	 * @param suggested the duration as the failure's action writes it with a unit
+	 * @return the duration
+	 * @throws RateLimitConfigurationException for a bare number or a text that is no duration
+	 */
+	static Duration duration(String property, String what, String text, String shown, String suggested) {
+		if (lacksUnit(text)) {
+			throw new RateLimitConfigurationException(property,
+					"the " + what + " '" + shown + "' has no unit, which would be read as milliseconds",
+					"Write it with its unit, e.g. " + suggested + "s, or " + suggested + "ms if milliseconds are meant");
+		}
+		try {
+			return DurationStyle.detectAndParse(text);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RateLimitConfigurationException(property, "cannot read the " + what + " '" + shown + "'",
+					"Write a duration such as 10s, 1m, 1h or PT1M");
+		}
+	}
+
 	public static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
 			ClientIpResolver clientIpResolver) {
-		List<IpAddressRange> ranges = ranges(properties.getExempt().getIps(), PREFIX + ".exempt.ips",
+		List<IpAddressRange> ranges = ranges(properties.getExempt().ips(), PREFIX + ".exempt.ips",
 				"no client of that family is limited by any policy");
-		return RateLimitExemptions.of(ranges, properties.getExempt().getWhen(), keyResolvers, clientIpResolver,
+		return RateLimitExemptions.of(ranges, properties.getExempt().when(), keyResolvers, clientIpResolver,
 				PREFIX + ".exempt.when");
 	}
 
@@ -290,39 +308,39 @@ public final class ConfiguredLimits {
 		for (int i = 0; i < configured.size(); i++) {
 			RateLimitProperties.Rule rule = configured.get(i);
 			String prefix = PREFIX + ".rules[" + i + "]";
-			if (!StringUtils.hasText(rule.getPath())) {
+			if (!StringUtils.hasText(rule.path())) {
 				throw new RateLimitConfigurationException(prefix + ".path", "a rule needs a path",
 						"Set a path pattern such as /api/**");
 			}
-			if (!rule.getPath().startsWith("/")) {
+			if (!rule.path().startsWith("/")) {
 				// PathPattern matches the request's whole path, which starts with '/': such a rule would match nothing.
 				throw new RateLimitConfigurationException(prefix + ".path",
-						"the path pattern '" + rule.getPath() + "' does not start with '/', so it matches no request",
-						"Write it from the root, e.g. /" + rule.getPath());
+						"the path pattern '" + rule.path() + "' does not start with '/', so it matches no request",
+						"Write it from the root, e.g. /" + rule.path());
 			}
 			PathPattern pattern;
 			try {
-				pattern = parser.parse(rule.getPath());
+				pattern = parser.parse(rule.path());
 			}
 			catch (PatternParseException ex) {
 				throw new RateLimitConfigurationException(prefix + ".path",
-						"cannot parse the path pattern '" + rule.getPath() + "': " + ex.getMessage(),
+						"cannot parse the path pattern '" + rule.path() + "': " + ex.getMessage(),
 						"Write a Spring PathPattern such as /api/** or /users/{id}");
 			}
 			Set<String> methods = new LinkedHashSet<>();
-			for (String method : rule.getMethods()) {
+			for (String method : rule.methods()) {
 				if (!StringUtils.hasText(method) || !method.trim().chars().allMatch(Character::isLetter)) {
 					throw new RateLimitConfigurationException(prefix + ".methods",
 							"'" + method + "' is not an HTTP method", "List methods such as GET, POST");
 				}
 				methods.add(method.trim().toUpperCase(Locale.ROOT));
 			}
-			if (rule.getPolicies().isEmpty()) {
+			if (rule.policies().isEmpty()) {
 				throw new RateLimitConfigurationException(prefix + ".policies", "the rule names no policy",
 						"Name one or more policies from rate-limit.policies");
 			}
 			List<RateLimitPolicy> applied = new ArrayList<>();
-			for (String name : rule.getPolicies()) {
+			for (String name : rule.policies()) {
 				RateLimitPolicy policy = policies.get(name.trim());
 				if (policy == null) {
 					throw new RateLimitConfigurationException(prefix + ".policies", "no policy named '" + name + "'",

@@ -8,7 +8,6 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.json.JsonParserFactory;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -74,14 +73,24 @@ public final class PolicyChanges {
 	}
 
 	public static WebEndpointResponse<Object> badRequest(String policy, String prefix, RateLimitConfigurationException ex) {
-		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("policy", policy);
 		String origin = ex.getOrigin();
-		body.put("field", origin.startsWith(prefix + ".") ? origin.substring(prefix.length() + 1) : origin);
-		body.put("property", origin);
-		body.put("message", ex.getProblem());
-		body.put("action", ex.getAction());
-		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
+		String field = origin.startsWith(prefix + ".") ? origin.substring(prefix.length() + 1) : origin;
+		return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "policy", policy, "field", field, "property", origin,
+				"message", ex.getProblem(), "action", ex.getAction());
+	}
+
+	/**
+	 * An answer of the endpoint with a JSON object of texts.
+	 * @param status the HTTP status
+	 * @param namesAndValues each member's name followed by its value, in the order the object shows them
+	 * @return the answer
+	 */
+	public static WebEndpointResponse<Object> answer(int status, String... namesAndValues) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		for (int i = 0; i < namesAndValues.length; i += 2) {
+			body.put(namesAndValues[i], namesAndValues[i + 1]);
+		}
+		return new WebEndpointResponse<>(body, status);
 	}
 
 	private static @Nullable Long number(String property, @Nullable Object value) {
@@ -105,18 +114,7 @@ public final class PolicyChanges {
 			return null;
 		}
 		String text = String.valueOf(value).trim();
-		if (ConfiguredLimits.lacksUnit(text)) {
-			throw new RateLimitConfigurationException(property,
-					"the duration '" + shown(value) + "' has no unit, which would be read as milliseconds",
-					"Write it with its unit, e.g. " + shown(text) + "s, or " + shown(text) + "ms if milliseconds are meant");
-		}
-		try {
-			return DurationStyle.detectAndParse(text);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new RateLimitConfigurationException(property, "cannot read the duration '" + shown(value) + "'",
-					"Write a duration such as 10s, 1m, 1h or PT1M");
-		}
+		return ConfiguredLimits.duration(property, "duration", text, shown(value), shown(text));
 	}
 
 	/** A value as an answer shows it: at most 64 characters, so that a huge value is not sent back whole. */

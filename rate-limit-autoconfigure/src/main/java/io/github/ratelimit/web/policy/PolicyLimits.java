@@ -71,11 +71,7 @@ final class PolicyLimits {
 	/** The smallest burst in force, of the policy and of its plans: the most a request may cost. */
 	long smallestBurst() {
 		InForce current = this.inForce;
-		long burst = current.limit().burst();
-		for (Limit plan : current.plans().values()) {
-			burst = Math.min(burst, plan.burst());
-		}
-		return burst;
+		return current.plans().values().stream().mapToLong(Limit::burst).reduce(current.limit().burst(), Math::min);
 	}
 
 	/** Records a cost some use of the policy takes (checked by {@code withCost}), for later checks. */
@@ -95,27 +91,12 @@ final class PolicyLimits {
 		this.inForce = planned;
 	}
 
-	Map<String, RateLimitPolicy.Plan> configuredPlans() {
-		return this.configuredPlans;
-	}
-
 	boolean isOverridden() {
 		return this.change != null;
 	}
 
 	RateLimitPolicy.@Nullable Change change() {
 		return this.change;
-	}
-
-	/**
-	 * Changes the values in force, validated as at start-up: the values a change sets replace those of
-	 * earlier changes, the others stay (configured, or changed before); plans, when given, replace the
-	 * plans. States already spent keep what they spent (the stores move them to the new limit).
-	 * @return what was in force before
-	 * @throws RateLimitConfigurationException naming the bad value's property
-	 */
-	synchronized InForce change(RateLimitPolicy.Change requested) {
-		return replace(merged(requested));
 	}
 
 	/** The change in force with the values {@code requested} sets replacing those of earlier changes. */
@@ -140,11 +121,6 @@ final class PolicyLimits {
 		this.inForce = next;
 		this.change = change;
 		return before;
-	}
-
-	/** Returns to the configured values; returns what was in force before. */
-	synchronized InForce restore() {
-		return replace(null);
 	}
 
 	/**

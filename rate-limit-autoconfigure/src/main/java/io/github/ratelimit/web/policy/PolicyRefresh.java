@@ -1,6 +1,5 @@
 package io.github.ratelimit.web.policy;
 
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
@@ -80,11 +79,7 @@ public final class PolicyRefresh implements ApplicationListener<EnvironmentChang
 			if (before != null && !sameRestartOnlySettings(before, now)) {
 				unapplied.add(name + " (algorithm, key, cost, on-limit, max-delay, count, shadow, plan or exempt-when)");
 			}
-			Map<String, RateLimitPolicy.Plan> plans = new LinkedHashMap<>();
-			now.getPlans()
-				.forEach((plan, values) -> plans.put(plan,
-						new RateLimitPolicy.Plan(values.getLimit(), values.getPeriod(), values.getBurst())));
-			this.policies.reconfigure(name, now.getLimit(), now.getPeriod(), now.getBurst(), plans);
+			this.policies.reconfigure(name, now.limit(), now.period(), now.burst(), now.plans());
 		}
 		refreshed.keySet()
 			.stream()
@@ -111,9 +106,9 @@ public final class PolicyRefresh implements ApplicationListener<EnvironmentChang
 	}
 
 	private static boolean sameRestartOnlySettings(RateLimitProperties.Policy a, RateLimitProperties.Policy b) {
-		return a.getAlgorithm() == b.getAlgorithm() && Objects.equals(a.getKey(), b.getKey()) && a.getCost() == b.getCost()
-				&& a.getOnLimit() == b.getOnLimit() && Objects.equals(a.getMaxDelay(), b.getMaxDelay())
-				&& a.getCount() == b.getCount() && a.isShadow() == b.isShadow() && Objects.equals(a.getPlan(), b.getPlan())
-				&& Objects.equals(a.getExemptWhen(), b.getExemptWhen());
+		return a.algorithm() == b.algorithm() && Objects.equals(a.key(), b.key()) && a.cost() == b.cost()
+				&& a.onLimit() == b.onLimit() && Objects.equals(a.maxDelay(), b.maxDelay()) && a.count() == b.count()
+				&& a.shadow() == b.shadow() && Objects.equals(a.plan(), b.plan())
+				&& Objects.equals(a.exemptWhen(), b.exemptWhen());
 	}
 }

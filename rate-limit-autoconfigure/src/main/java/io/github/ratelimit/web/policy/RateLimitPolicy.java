@@ -259,26 +259,6 @@ public final class RateLimitPolicy {
 	}
 
 	/**
-	 * Changes this policy's values at run time (every copy of it: path rules and annotations alike),
-	 * validated exactly as at start-up. Values a change leaves unset keep what they were; plans, when
-	 * given, replace the plans. What a key has spent stays spent.
-	 * @param change the new values
-	 * @return a description of what was in force before, for logs
-	 * @throws RateLimitConfigurationException naming the bad value's property
-	 */
-	String change(Change change) {
-		return describe(this.limits.change(change));
-	}
-
-	/**
-	 * Returns this policy to its configured values.
-	 * @return a description of what was in force before, for logs
-	 */
-	String restore() {
-		return describe(this.limits.restore());
-	}
-
-	/**
 	 * Puts a whole change in force over the configured values (not merged with earlier changes), or
 	 * returns to the configured values for {@code null}, validated as at start-up.
 	 * @param change the change, as kept for every instance
@@ -317,7 +297,7 @@ public final class RateLimitPolicy {
 
 	/**
 	 * Returns whether the values in force were changed at run time.
-	 * @return {@code true} after a {@link #change}, until {@link #restore}
+	 * @return {@code true} after a {@link RateLimitPolicies#change}, until {@link RateLimitPolicies#restore}
 	 */
 	public boolean isOverridden() {
 		return this.limits.isOverridden();
@@ -362,16 +342,12 @@ public final class RateLimitPolicy {
 		// rate-limit.mode: shadow asks for it on every request.
 		RateLimitPolicy shadowed = this.inShadow;
 		if (shadowed == null) {
-			shadowed = newShadow();
+			shadowed = new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver,
+					this.exemptWhen, this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true,
+					this.readsParameters);
 			this.inShadow = shadowed;
 		}
 		return shadowed;
-	}
-
-	private RateLimitPolicy newShadow() {
-		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, this.exemptWhen,
-						this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, true,
-						this.readsParameters);
 	}
 
 	/**
@@ -520,11 +496,11 @@ public final class RateLimitPolicy {
 
 	/**
 	 * A plan's values, before validation: each unset one comes from the policy (a burst the policy does
-	 * not set defaults to the plan's limit).
+	 * not set defaults to the plan's limit). Bound from {@code rate-limit.policies.<name>.plans.<plan>}.
 	 *
-	 * @param limit the quota per period
-	 * @param period the period
-	 * @param burst the capacity
+	 * @param limit Requests (tokens) allowed per period under this plan; the policy's when unset.
+	 * @param period Period of this plan's limit; the policy's when unset.
+	 * @param burst Bucket capacity under this plan; the policy's burst when set there, else this plan's limit.
 	 */
 	public record Plan(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
 	}

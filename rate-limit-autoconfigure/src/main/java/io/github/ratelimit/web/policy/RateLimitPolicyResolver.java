@@ -45,15 +45,9 @@ public final class RateLimitPolicyResolver {
 		this.countsLater = this.rules.stream()
 			.flatMap((rule) -> rule.policies().stream())
 			.anyMatch((policy) -> policy.count() != CountMode.ALL);
-		List<List<RateLimitPolicy>> rulePolicies = new ArrayList<>(this.rules.size());
-		for (PathRule rule : this.rules) {
-			List<RateLimitPolicy> distinct = new ArrayList<>(rule.policies().size());
-			for (RateLimitPolicy policy : rule.policies()) {
-				add(distinct, policy);
-			}
-			rulePolicies.add(List.copyOf(distinct));
-		}
-		this.rulePolicies = rulePolicies;
+		this.rulePolicies = this.rules.stream()
+			.map((rule) -> List.copyOf(addAll(new ArrayList<>(rule.policies().size()), rule.policies())))
+			.toList();
 	}
 
 	/**

@@ -75,7 +75,7 @@ public final class RedisRateLimitAutoConfiguration {
 			.breaker(properties.getBreaker().getFailureThreshold(), properties.getBreaker().getProbeInterval());
 		boolean local = properties.getOnFailure() == OnFailure.LOCAL;
 		for (Map.Entry<String, RateLimitProperties.Policy> policy : rateLimitProperties.getPolicies().entrySet()) {
-			OnFailure own = policy.getValue().getOnFailure();
+			OnFailure own = policy.getValue().onFailure();
 			if (own != null) {
 				// A configured policy's budget is the limit of its name (inline @RateLimited limits fail as the store does).
 				builder.onFailure(policy.getKey(), own);

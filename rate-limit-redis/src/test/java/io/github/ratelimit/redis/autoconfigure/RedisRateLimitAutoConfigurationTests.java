@@ -146,7 +146,7 @@ class RedisRateLimitAutoConfigurationTests {
 			this.runner.withPropertyValues("rate-limit.store.type=" + type, "rate-limit.policies.api.on-failure=local")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
-					assertThat(context.getBean(RateLimitProperties.class).getPolicies().get("api").getOnFailure())
+					assertThat(context.getBean(RateLimitProperties.class).getPolicies().get("api").onFailure())
 						.isEqualTo(OnFailure.LOCAL);
 				});
 		}

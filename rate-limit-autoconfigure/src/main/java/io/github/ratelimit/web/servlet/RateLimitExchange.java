@@ -5,25 +5,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletRequestWrapper;
-import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.web.CountMode;
-import io.github.ratelimit.web.RequestDelay;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
@@ -52,8 +44,6 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 final class RateLimitExchange {
 
 	private static final String ATTRIBUTE = RateLimitExchange.class.getName();
-
-	private static final Log logger = LogFactory.getLog(RateLimitExchange.class);
 
 	enum Phase {
 
@@ -92,10 +82,7 @@ final class RateLimitExchange {
 	private final AtomicBoolean released = new AtomicBoolean();
 
 	/** The request's wait while it is parked for its turn, until the async dispatch that resumes it. */
-	private volatile @Nullable Parked parked;
-
-	/** Whether a request that could not go async was logged, once for the application. */
-	private static volatile boolean syncWaitLogged;
+	private volatile @Nullable ParkedTurn parked;
 
 	private RateLimitExchange(RateLimitPipeline pipeline, HttpServletRequest request, HttpServletResponse response) {
 		this.pipeline = pipeline;
@@ -219,9 +206,8 @@ final class RateLimitExchange {
 	}
 
 	/**
-	 * Takes the request's turn: now, or once its wait is over. A request that may go async is parked
-	 * meanwhile and holds no thread: the timer ({@link RequestDelay}) dispatches it again, and the filter
-	 * resumes it ({@link #resumes}). Any other waits on its thread.
+	 * Takes the request's turn: now, or once its wait is over ({@link ParkedTurn}: parked without its
+	 * thread when it may go async, then resumed by the filter, {@link #resumes}).
 	 * @param step the checks that made it wait: a request the container ends before its turn gives it back
 	 * @return whether the request proceeds on this dispatch: not when refused, nor when parked
 	 */
@@ -229,136 +215,25 @@ final class RateLimitExchange {
 		if (turn.waitNanos() == 0) {
 			return turn.proceeds();
 		}
-		if (!mayPark(this.request)) {
-			waitOnThread(turn.waitNanos());
+		if (!ParkedTurn.mayPark(this.request)) {
+			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
 			return true;
 		}
-		// The container's own request and response: the resumed dispatch runs every filter after ours again.
-		AsyncContext context = this.request.startAsync();
-		if (context.getTimeout() > 0) {
-			context.setTimeout(context.getTimeout() + TimeUnit.NANOSECONDS.toMillis(turn.waitNanos()));
-		}
-		Parked parked = new Parked(step);
-		this.parked = parked;
-		context.addListener(new AsyncEnd());
-		this.pipeline.delay().schedule(turn.waitNanos(), () -> {
-			if (parked.end()) {
-				try {
-					context.dispatch();
-				}
-				catch (IllegalStateException ex) {
-					// The container ended the request meanwhile: its listener gave the turn back.
-				}
-			}
-		});
+		this.parked = ParkedTurn.park(this.request, turn.waitNanos(), step, this.pipeline, new AsyncEnd());
 		return false;
-	}
-
-	private void waitOnThread(long nanos) {
-		try {
-			this.pipeline.delay().await(nanos);
-		}
-		catch (InterruptedException ex) {
-			// Shutting down: the request keeps its turn and proceeds now.
-			Thread.currentThread().interrupt();
-		}
-		finally {
-			this.pipeline.limiter().doneWaiting();
-		}
-	}
-
-	/** A parked request's wait: the checks that made it wait, and whether the wait is over. */
-	private final class Parked {
-
-		private final List<Check> step;
-
-		private final AtomicBoolean over = new AtomicBoolean();
-
-		Parked(List<Check> step) {
-			this.step = step;
-		}
-
-		/** Ends the wait, once: its turn came, or the container ended the request first. */
-		boolean end() {
-			if (this.over.compareAndSet(false, true)) {
-				RateLimitExchange.this.pipeline.limiter().doneWaiting();
-				return true;
-			}
-			return false;
-		}
-
-		/** The container ended the request before its turn: the turn is given back. */
-		void giveBack() {
-			for (Check check : this.step) {
-				if (check.enforced() && check.decision().waitNanos() > 0) {
-					RateLimitExchange.this.pipeline.limiter().giveBack(check);
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * Whether a request that must wait can do so without its thread. MockMvc has no container to dispatch
-	 * it again; a servlet registered without async support says so once.
-	 */
-	private static boolean mayPark(HttpServletRequest request) {
-		ServletRequest innermost = request;
-		while (innermost instanceof ServletRequestWrapper wrapper) {
-			innermost = wrapper.getRequest();
-		}
-		if (innermost.getClass().getName().startsWith("org.springframework.mock.web.")) {
-			return false;
-		}
-		if (!request.isAsyncSupported()) {
-			if (!syncWaitLogged) {
-				syncWaitLogged = true;
-				HttpServletMapping mapping = request.getHttpServletMapping();
-				logger.warn("Delayed requests to the servlet '" + ((mapping != null) ? mapping.getServletName() : "?")
-						+ "' wait on their threads: it does not support async processing");
-			}
-			return false;
-		}
-		return true;
 	}
 
 	/**
 	 * Whether this async dispatch is the one that resumes the parked request, once its turn came: it goes
-	 * on as its first dispatch would have, every filter after ours included ({@link ResumedRequest}).
+	 * on as its first dispatch would have, every filter after ours included ({@link ParkedTurn.ResumedRequest}).
 	 */
 	boolean resumes() {
-		Parked parked = this.parked;
-		if (parked != null && parked.over.get()) {
+		ParkedTurn parked = this.parked;
+		if (parked != null && parked.isOver()) {
 			this.parked = null;
 			return true;
 		}
 		return false;
-	}
-
-	/**
-	 * The resumed request as the filters after ours see it while its resumed dispatch runs: a first
-	 * dispatch, so that a filter that skips async dispatches (Spring Security's CSRF and authentication
-	 * filters, an application's MDC filter) does its work, as for a request that was never delayed. Once
-	 * that dispatch is over ({@link ResumedRequest#dispatched}), it tells the container's own type again: an
-	 * async controller's later dispatch carries this wrapper, and is no first dispatch.
-	 */
-	static final class ResumedRequest extends HttpServletRequestWrapper {
-
-		private volatile boolean dispatching = true;
-
-		ResumedRequest(HttpServletRequest request) {
-			super(request);
-		}
-
-		@Override
-		public DispatcherType getDispatcherType() {
-			return this.dispatching ? DispatcherType.REQUEST : super.getDispatcherType();
-		}
-
-		void dispatched() {
-			this.dispatching = false;
-		}
-
 	}
 
 	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */
@@ -549,7 +424,7 @@ final class RateLimitExchange {
 
 		/** A parked request the container ended before its turn gives the turn back; any request its slots. */
 		private void ended() {
-			Parked parked = RateLimitExchange.this.parked;
+			ParkedTurn parked = RateLimitExchange.this.parked;
 			if (parked != null && parked.end()) {
 				parked.giveBack();
 			}

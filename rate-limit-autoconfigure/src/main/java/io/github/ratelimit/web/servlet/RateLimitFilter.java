@@ -55,7 +55,7 @@ class RateLimitFilter extends OncePerRequestFilter {
 		if (!asyncDispatch && !exchange.start(reachesSpringMvc(request), next)) {
 			return;
 		}
-		RateLimitExchange.ResumedRequest resumedRequest = resumed ? new RateLimitExchange.ResumedRequest(request) : null;
+		ParkedTurn.ResumedRequest resumedRequest = resumed ? new ParkedTurn.ResumedRequest(request) : null;
 		boolean failed = true;
 		try {
 			// A later async dispatch goes on with the response the container dispatched (it carries later filters' wrappers).

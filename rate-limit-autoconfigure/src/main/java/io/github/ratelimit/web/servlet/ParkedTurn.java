@@ -1,0 +1,160 @@
+package io.github.ratelimit.web.servlet;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletRequestWrapper;
+import jakarta.servlet.http.HttpServletMapping;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.github.ratelimit.web.RequestDelay;
+
+/**
+ * A request's wait for its turn (delay mode) without its thread: the request is parked with the Servlet
+ * async API, the timer ({@link RequestDelay}) dispatches it again when its turn comes, and the filter
+ * resumes it as its first dispatch would have gone on ({@link ResumedRequest}). The wait ends once: its
+ * turn came, or the container ended the request first (then the turn is given back). A request that
+ * cannot go async waits on its thread instead ({@link #waitOnThread}). Thread-safe.
+ */
+final class ParkedTurn {
+
+	private static final Log logger = LogFactory.getLog(ParkedTurn.class);
+
+	/** Whether a request that could not go async was logged, once for the application. */
+	private static volatile boolean syncWaitLogged;
+
+	private final RateLimitPipeline pipeline;
+
+	/** The checks that made the request wait. */
+	private final List<Check> step;
+
+	private final AtomicBoolean over = new AtomicBoolean();
+
+	private ParkedTurn(RateLimitPipeline pipeline, List<Check> step) {
+		this.pipeline = pipeline;
+		this.step = step;
+	}
+
+	/**
+	 * Parks a request until its turn: starts async processing on the container's own request and response
+	 * (so that the resumed dispatch runs every filter after ours again), lengthens the async timeout by the
+	 * wait, and asks the timer to dispatch it again.
+	 * @param ended told when the container ends the request (completed, failed, timed out)
+	 */
+	static ParkedTurn park(HttpServletRequest request, long waitNanos, List<Check> step, RateLimitPipeline pipeline,
+			AsyncListener ended) {
+		ParkedTurn parked = new ParkedTurn(pipeline, step);
+		AsyncContext context = request.startAsync();
+		if (context.getTimeout() > 0) {
+			context.setTimeout(context.getTimeout() + TimeUnit.NANOSECONDS.toMillis(waitNanos));
+		}
+		context.addListener(ended);
+		pipeline.delay().schedule(waitNanos, () -> {
+			if (parked.end()) {
+				try {
+					context.dispatch();
+				}
+				catch (IllegalStateException ex) {
+					// The container ended the request meanwhile: its listener gave the turn back.
+				}
+			}
+		});
+		return parked;
+	}
+
+	/** Waits on the calling thread, for a request that cannot go async. */
+	static void waitOnThread(RateLimitPipeline pipeline, long nanos) {
+		try {
+			pipeline.delay().await(nanos);
+		}
+		catch (InterruptedException ex) {
+			// Shutting down: the request keeps its turn and proceeds now.
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			pipeline.limiter().doneWaiting();
+		}
+	}
+
+	/**
+	 * Whether a request that must wait can do so without its thread. MockMvc has no container to dispatch
+	 * it again; a request that a filter or servlet without async support handles is logged once.
+	 */
+	static boolean mayPark(HttpServletRequest request) {
+		ServletRequest innermost = request;
+		while (innermost instanceof ServletRequestWrapper wrapper) {
+			innermost = wrapper.getRequest();
+		}
+		if (innermost.getClass().getName().startsWith("org.springframework.mock.web.")) {
+			return false;
+		}
+		if (!request.isAsyncSupported()) {
+			if (!syncWaitLogged) {
+				syncWaitLogged = true;
+				HttpServletMapping mapping = request.getHttpServletMapping();
+				logger.warn("Delayed requests to the servlet '" + ((mapping != null) ? mapping.getServletName() : "?")
+						+ "' wait on their threads: it does not support async processing");
+			}
+			return false;
+		}
+		return true;
+	}
+
+	/** Whether the wait is over: the turn came, or the container ended the request. */
+	boolean isOver() {
+		return this.over.get();
+	}
+
+	/** Ends the wait, once, and gives back the waiting place: its turn came, or the container ended the request first. */
+	boolean end() {
+		if (this.over.compareAndSet(false, true)) {
+			this.pipeline.limiter().doneWaiting();
+			return true;
+		}
+		return false;
+	}
+
+	/** The container ended the request before its turn: the turn is given back. */
+	void giveBack() {
+		for (Check check : this.step) {
+			if (check.enforced() && check.decision().waitNanos() > 0) {
+				this.pipeline.limiter().giveBack(check);
+			}
+		}
+	}
+
+	/**
+	 * The resumed request as the filters after ours see it while its resumed dispatch runs: a first
+	 * dispatch, so that a filter that skips async dispatches (Spring Security's CSRF and authentication
+	 * filters, an application's MDC filter) does its work, as for a request that was never delayed. Once
+	 * that dispatch is over ({@link #dispatched}), it tells the container's own type again: an async
+	 * controller's later dispatch carries this wrapper, and is no first dispatch.
+	 */
+	static final class ResumedRequest extends HttpServletRequestWrapper {
+
+		private volatile boolean dispatching = true;
+
+		ResumedRequest(HttpServletRequest request) {
+			super(request);
+		}
+
+		@Override
+		public DispatcherType getDispatcherType() {
+			return this.dispatching ? DispatcherType.REQUEST : super.getDispatcherType();
+		}
+
+		void dispatched() {
+			this.dispatching = false;
+		}
+
+	}
+
+}

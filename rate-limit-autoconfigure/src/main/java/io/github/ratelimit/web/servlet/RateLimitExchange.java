@@ -207,7 +207,7 @@ final class RateLimitExchange {
 
 	/**
 	 * Takes the request's turn: now, or once its wait is over ({@link ParkedTurn}: parked without its
-	 * thread when it may go async, then resumed by the filter, {@link #resumes}).
+	 * thread when it may go async, then resumed by the filter, {@link #resume}).
 	 * @param step the checks that made it wait: a request the container ends before its turn gives it back
 	 * @return whether the request proceeds on this dispatch: not when refused, nor when parked
 	 */
@@ -224,16 +224,17 @@ final class RateLimitExchange {
 	}
 
 	/**
-	 * Whether this async dispatch is the one that resumes the parked request, once its turn came: it goes
-	 * on as its first dispatch would have, every filter after ours included ({@link ParkedTurn.ResumedRequest}).
+	 * On an async dispatch: resumes the parked request, once its turn came. It goes on as its first dispatch
+	 * would have, every filter after ours included, seeing the returned view of the request.
+	 * @return the request as the filters after ours see it, or {@code null} when this dispatch resumes nothing
 	 */
-	boolean resumes() {
+	ParkedTurn.@Nullable ResumedRequest resume(HttpServletRequest request) {
 		ParkedTurn parked = this.parked;
-		if (parked != null && parked.isOver()) {
-			this.parked = null;
-			return true;
+		if (parked == null || !parked.isOver()) {
+			return null;
 		}
-		return false;
+		this.parked = null;
+		return new ParkedTurn.ResumedRequest(request);
 	}
 
 	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */

@@ -45,8 +45,8 @@ class RateLimitFilter extends OncePerRequestFilter {
 				: this.pipeline.limitsAnything() ? this.pipeline.open(request, response) : null;
 		// An async dispatch either resumes a request parked for its turn, as its first dispatch would have
 		// gone on, or is an async request's later dispatch, seen only to count it when it finishes.
-		boolean resumed = asyncDispatch && exchange != null && exchange.resumes();
-		boolean first = !asyncDispatch || resumed;
+		ParkedTurn.ResumedRequest resumed = (asyncDispatch && exchange != null) ? exchange.resume(request) : null;
+		boolean first = !asyncDispatch || resumed != null;
 		if (exchange == null || (!first && !exchange.countsLater())) {
 			chain.doFilter(request, response);
 			return;
@@ -55,16 +55,15 @@ class RateLimitFilter extends OncePerRequestFilter {
 		if (!asyncDispatch && !exchange.start(reachesSpringMvc(request), next)) {
 			return;
 		}
-		ParkedTurn.ResumedRequest resumedRequest = resumed ? new ParkedTurn.ResumedRequest(request) : null;
 		boolean failed = true;
 		try {
 			// A later async dispatch goes on with the response the container dispatched (it carries later filters' wrappers).
-			chain.doFilter((resumedRequest != null) ? resumedRequest : request, first ? next : response);
+			chain.doFilter((resumed != null) ? resumed : request, first ? next : response);
 			failed = false;
 		}
 		finally {
-			if (resumedRequest != null) {
-				resumedRequest.dispatched();
+			if (resumed != null) {
+				resumed.dispatched();
 			}
 			if (first) {
 				exchange.end(response, failed);

@@ -156,8 +156,7 @@ final class Decider {
 			failure = (ex.getCause() instanceof Exception cause) ? cause : ex;
 		}
 		// Never sent (its lane was busy: no batch), or its call's failure is counted by another request.
-		Coalescer.Batch batch = pending.batch;
-		if (batch != null && batch.countFailure()) {
+		if (pending.countsFailure()) {
 			this.nodes.onError(node, failure);
 		}
 		else if (failure instanceof InterruptedException) {
@@ -179,10 +178,10 @@ final class Decider {
 		}
 		Leases.Lease lease = this.leases.remove(acquisition);
 		Limit limit = acquisition.limit();
-		if (lease == null || lease.where == Leases.NOWHERE) {
+		if (lease == null || lease.where == Receipt.Place.NOWHERE) {
 			return Decision.allowed(limit.limit(), limit.limit(), 0, 0);
 		}
-		if (lease.where == Leases.LOCAL) {
+		if (lease.where == Receipt.Place.LOCAL) {
 			return this.fallback.localStore.release(acquisition);
 		}
 		return decide(one, ScriptOp.RELEASE, deadline, this.codec.keys(one), new Leases.Lease[] { lease }).first();
@@ -280,9 +279,5 @@ final class Decider {
 			// Still on its way (or lost: the attempt stays charged, never generous).
 		}
 		return null;
-	}
-
-	long cachedRejections() {
-		return this.cachedRejections.sum();
 	}
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
@@ -87,7 +88,7 @@ final class GiveBacks {
 		}
 		else {
 			// A call of its own: its failure counts.
-			pending.batch = new Coalescer.Batch();
+			pending.failureCounted = new AtomicBoolean();
 			reply = send(this.codec.giveBacks(List.of(pending))).thenApply(ReplyPart::of);
 		}
 		// Bounded as any call: a lost give-back is an error, the attempt stays charged.
@@ -139,8 +140,7 @@ final class GiveBacks {
 		// Still waiting for its lane: never sent now.
 		pending.abandoned = true;
 		this.lost.increment();
-		Coalescer.Batch batch = pending.batch;
-		if (batch != null && batch.countFailure()) {
+		if (pending.countsFailure()) {
 			// Once per call, as decisions count theirs; but not for the breaker, which spares request
 			// threads the timeout of a Redis that is away: a give-back holds none, and a busy instance that
 			// reads its replies late must not have its decisions sent to on-failure for that.

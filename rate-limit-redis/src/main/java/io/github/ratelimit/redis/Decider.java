@@ -97,7 +97,7 @@ final class Decider {
 		RedisNode node = this.nodes.node(keys[0]);
 		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
 		// tokens taken anyway is given back. A late release or check is harmless.
-		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.deadline(node, deadline) : ServerClock.NONE;
+		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.clock.deadline(node, deadline) : ServerClock.NONE;
 		// Never coalesced with a concurrency limit: each acquisition carries its own lease.
 		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescer != null && this.runner.canSend()
 				&& this.nodes.oneLane(keys);
@@ -144,7 +144,7 @@ final class Decider {
 		Exception failure;
 		try {
 			ReplyPart reply = pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-			this.nodes.learn(node, sent, reply);
+			this.nodes.clock.learn(node, sent, reply);
 			return reply;
 		}
 		catch (TimeoutException | InterruptedException ex) {

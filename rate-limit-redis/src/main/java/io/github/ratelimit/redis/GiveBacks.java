@@ -129,7 +129,7 @@ final class GiveBacks {
 			@Nullable Throwable failure) {
 		Acquisition acquisition = pending.acquisitions.get(0);
 		if (failure == null && reply != null && reply.size() == 1) {
-			this.nodes.learn(node, sent, reply);
+			this.nodes.clock.learn(node, sent, reply);
 			this.nodes.onAnswer(node);
 			// A rejection cached while the give-back was under way was answered before it ran.
 			this.rejections.drop(acquisition.limitId(), acquisition.key());

@@ -98,8 +98,8 @@ final class GiveBacks {
 
 	/** Sends a call without blocking, or on the give-back thread (Jedis); never {@code null}. */
 	private CompletableFuture<List<Long>> send(ScriptCodec.Call call) {
-		CompletableFuture<List<Long>> sent = this.runner.canSend() ? this.runner.send(call.script(), call.keys(), call.args())
-				: null;
+		// null when the client cannot send without blocking (Jedis, or Lettuce not connected yet)
+		CompletableFuture<List<Long>> sent = this.runner.send(call.script(), call.keys(), call.args());
 		if (sent != null) {
 			return sent;
 		}

@@ -38,13 +38,11 @@ final class CircuitBreaker {
 
 	private final AtomicReference<Status> status;
 
+	/**
+	 * Creates a closed breaker.
+	 * @param failureThreshold at least 1, and {@code probeIntervalNanos} positive (validated by {@link RedisSettings})
+	 */
 	CircuitBreaker(int failureThreshold, long probeIntervalNanos, LongSupplier nanoTime) {
-		if (failureThreshold < 1) {
-			throw new IllegalArgumentException("failureThreshold must be at least 1, was " + failureThreshold);
-		}
-		if (probeIntervalNanos <= 0) {
-			throw new IllegalArgumentException("probeInterval must be positive, was " + probeIntervalNanos + "ns");
-		}
 		this.failureThreshold = failureThreshold;
 		this.probeIntervalNanos = probeIntervalNanos;
 		this.nanoTime = nanoTime;

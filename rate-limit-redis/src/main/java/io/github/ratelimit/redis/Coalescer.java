@@ -60,7 +60,8 @@ final class Coalescer {
 
 		volatile boolean abandoned;
 
-		volatile @Nullable Batch batch;
+		/** Shared by the requests of one script call once it is sent: its failure counts once (see {@link #countsFailure}). */
+		volatile @Nullable AtomicBoolean failureCounted;
 
 		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg, long mark) {
 			this.acquisitions = acquisitions;
@@ -70,19 +71,13 @@ final class Coalescer {
 			this.mark = mark;
 		}
 
-	}
-
-	/** One script call's requests: a failure of the call counts once, whichever request sees it first. */
-	static final class Batch {
-
-		private final AtomicBoolean counted = new AtomicBoolean();
-
 		/**
-		 * Says whether the caller is the first of the batch to report its failure.
-		 * @return {@code true} once per batch
+		 * Says whether the caller is the first of its call's requests to report the call's failure.
+		 * @return {@code true} once per call; {@code false} for a request never sent
 		 */
-		boolean countFailure() {
-			return this.counted.compareAndSet(false, true);
+		boolean countsFailure() {
+			AtomicBoolean counted = this.failureCounted;
+			return counted != null && counted.compareAndSet(false, true);
 		}
 
 	}
@@ -140,8 +135,8 @@ final class Coalescer {
 		}
 
 		private void dispatch(List<Pending> requests) {
-			Batch batch = new Batch();
-			requests.forEach((pending) -> pending.batch = batch);
+			AtomicBoolean failureCounted = new AtomicBoolean();
+			requests.forEach((pending) -> pending.failureCounted = failureCounted);
 			CompletableFuture<List<Long>> reply;
 			try {
 				reply = Coalescer.this.send.apply(requests);

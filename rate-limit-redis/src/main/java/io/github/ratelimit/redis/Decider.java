@@ -97,7 +97,7 @@ final class Decider {
 		RedisNode node = this.nodes.node(keys[0]);
 		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
 		// tokens taken anyway is given back. A late release or check is harmless.
-		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.deadline(node, deadline) : ServerClock.NONE;
+		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.clock.deadline(node, deadline) : ServerClock.NONE;
 		// Never coalesced with a concurrency limit: each acquisition carries its own lease.
 		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescer != null && this.runner.canSend()
 				&& this.nodes.oneLane(keys);
@@ -144,7 +144,7 @@ final class Decider {
 		Exception failure;
 		try {
 			ReplyPart reply = pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-			this.nodes.learn(node, sent, reply);
+			this.nodes.clock.learn(node, sent, reply);
 			return reply;
 		}
 		catch (TimeoutException | InterruptedException ex) {
@@ -156,8 +156,7 @@ final class Decider {
 			failure = (ex.getCause() instanceof Exception cause) ? cause : ex;
 		}
 		// Never sent (its lane was busy: no batch), or its call's failure is counted by another request.
-		Coalescer.Batch batch = pending.batch;
-		if (batch != null && batch.countFailure()) {
+		if (pending.countsFailure()) {
 			this.nodes.onError(node, failure);
 		}
 		else if (failure instanceof InterruptedException) {
@@ -179,10 +178,10 @@ final class Decider {
 		}
 		Leases.Lease lease = this.leases.remove(acquisition);
 		Limit limit = acquisition.limit();
-		if (lease == null || lease.where == Leases.NOWHERE) {
+		if (lease == null || lease.where == Receipt.Place.NOWHERE) {
 			return Decision.allowed(limit.limit(), limit.limit(), 0, 0);
 		}
-		if (lease.where == Leases.LOCAL) {
+		if (lease.where == Receipt.Place.LOCAL) {
 			return this.fallback.localStore.release(acquisition);
 		}
 		return decide(one, ScriptOp.RELEASE, deadline, this.codec.keys(one), new Leases.Lease[] { lease }).first();
@@ -280,9 +279,5 @@ final class Decider {
 			// Still on its way (or lost: the attempt stays charged, never generous).
 		}
 		return null;
-	}
-
-	long cachedRejections() {
-		return this.cachedRejections.sum();
 	}
 }

@@ -114,8 +114,8 @@ final class Fallback {
 		for (int i = 0; leases != null && i < n; i++) {
 			if (leases[i] != null) {
 				// A slot on-failure grants is not in Redis: given back to the local store, or nowhere.
-				leases[i].where = (modes[i] == OnFailure.LOCAL && op == ScriptOp.ACQUIRE && !denied) ? Leases.LOCAL
-						: Leases.NOWHERE;
+				leases[i].where = (modes[i] == OnFailure.LOCAL && op == ScriptOp.ACQUIRE && !denied) ? Receipt.Place.LOCAL
+						: Receipt.Place.NOWHERE;
 			}
 		}
 		if (op != ScriptOp.ACQUIRE) {

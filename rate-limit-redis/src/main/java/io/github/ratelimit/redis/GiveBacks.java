@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
@@ -87,7 +88,7 @@ final class GiveBacks {
 		}
 		else {
 			// A call of its own: its failure counts.
-			pending.batch = new Coalescer.Batch();
+			pending.failureCounted = new AtomicBoolean();
 			reply = send(this.codec.giveBacks(List.of(pending))).thenApply(ReplyPart::of);
 		}
 		// Bounded as any call: a lost give-back is an error, the attempt stays charged.
@@ -97,8 +98,8 @@ final class GiveBacks {
 
 	/** Sends a call without blocking, or on the give-back thread (Jedis); never {@code null}. */
 	private CompletableFuture<List<Long>> send(ScriptCodec.Call call) {
-		CompletableFuture<List<Long>> sent = this.runner.canSend() ? this.runner.send(call.script(), call.keys(), call.args())
-				: null;
+		// null when the client cannot send without blocking (Jedis, or Lettuce not connected yet)
+		CompletableFuture<List<Long>> sent = this.runner.send(call.script(), call.keys(), call.args());
 		if (sent != null) {
 			return sent;
 		}
@@ -128,7 +129,7 @@ final class GiveBacks {
 			@Nullable Throwable failure) {
 		Acquisition acquisition = pending.acquisitions.get(0);
 		if (failure == null && reply != null && reply.size() == 1) {
-			this.nodes.learn(node, sent, reply);
+			this.nodes.clock.learn(node, sent, reply);
 			this.nodes.onAnswer(node);
 			// A rejection cached while the give-back was under way was answered before it ran.
 			this.rejections.drop(acquisition.limitId(), acquisition.key());
@@ -139,8 +140,7 @@ final class GiveBacks {
 		// Still waiting for its lane: never sent now.
 		pending.abandoned = true;
 		this.lost.increment();
-		Coalescer.Batch batch = pending.batch;
-		if (batch != null && batch.countFailure()) {
+		if (pending.countsFailure()) {
 			// Once per call, as decisions count theirs; but not for the breaker, which spares request
 			// threads the timeout of a Redis that is away: a give-back holds none, and a busy instance that
 			// reads its replies late must not have its decisions sent to on-failure for that.

@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Receipt;
 
 /**
  * The leases of concurrency limits this store holds: one per request's acquisition, taken before its call
@@ -27,13 +28,6 @@ import io.github.ratelimit.core.Algorithm;
  * expiry (see the store's description, "Concurrency limits"). Thread-safe.
  */
 final class Leases {
-
-	/** Where a slot was taken: Redis (refreshed, released there), the local store, or nowhere. */
-	static final int REDIS = 0;
-
-	static final int LOCAL = 1;
-
-	static final int NOWHERE = 2;
 
 	private static final int REFRESH_BATCH = 256;
 
@@ -46,8 +40,11 @@ final class Leases {
 
 		final long cost;
 
-		/** {@link #REDIS}, {@link #LOCAL} or {@link #NOWHERE}. */
-		volatile int where = REDIS;
+		/**
+		 * Where the slot was taken: {@code STORE}, Redis (refreshed, released there); {@code LOCAL}, the local
+		 * store; or {@code NOWHERE}.
+		 */
+		volatile Receipt.Place where = Receipt.Place.STORE;
 
 		Lease(String id, byte[] key, long cost) {
 			this.id = id;
@@ -134,7 +131,7 @@ final class Leases {
 	}
 
 	long held() {
-		return this.held.values().stream().filter((lease) -> lease.where == REDIS).count();
+		return this.held.values().stream().filter((lease) -> lease.where == Receipt.Place.STORE).count();
 	}
 
 	/** Gives every lease this store holds in Redis a new expiry. */
@@ -142,7 +139,7 @@ final class Leases {
 		try {
 			Map<Integer, Map<String, List<Lease>>> bySlot = new HashMap<>();
 			for (Lease lease : this.held.values()) {
-				if (lease.where == REDIS) {
+				if (lease.where == Receipt.Place.STORE) {
 					bySlot.computeIfAbsent(this.nodes.lane(lease.key), (s) -> new LinkedHashMap<>())
 						.computeIfAbsent(new String(lease.key, StandardCharsets.UTF_8), (k) -> new ArrayList<>())
 						.add(lease);

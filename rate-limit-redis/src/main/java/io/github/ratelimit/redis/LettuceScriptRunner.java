@@ -82,29 +82,26 @@ final class LettuceScriptRunner implements ScriptRunner {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = current.commands();
 		CompletableFuture<List<Long>> result = new CompletableFuture<>();
 		commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).whenComplete((value, failure) -> {
-			if (failure == null) {
-				complete(result, value);
-			}
-			else if (ScriptRunner.isNoScript(failure)) {
-				commands.eval(script.source(), ScriptOutputType.MULTI, keys, args).whenComplete((again, failed) -> {
-					if (failed == null) {
-						complete(result, again);
-					}
-					else {
-						result.completeExceptionally(failed);
-					}
-				});
+			if (failure != null && ScriptRunner.isNoScript(failure)) {
+				commands.eval(script.source(), ScriptOutputType.MULTI, keys, args)
+					.whenComplete((again, failed) -> complete(result, again, failed));
 			}
 			else {
-				result.completeExceptionally(failure);
+				complete(result, value, failure);
 			}
 		});
 		return result;
 	}
 
-	private static void complete(CompletableFuture<List<Long>> result, Object value) {
+	/** Completes with the reply's integers, or with the call's failure (or the reply's: not all integers). */
+	private static void complete(CompletableFuture<List<Long>> result, Object value, @Nullable Throwable failure) {
 		try {
-			result.complete(ScriptRunner.integers(value));
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else {
+				result.complete(ScriptRunner.integers(value));
+			}
 		}
 		catch (RuntimeException ex) {
 			result.completeExceptionally(ex);
@@ -142,14 +139,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			CompletableFuture<Connection> next = new CompletableFuture<>();
 			if (this.connection.compareAndSet(current, next)) {
 				try {
-					this.connector.execute(() -> {
-						try {
-							next.complete(connect());
-						}
-						catch (RuntimeException ex) {
-							next.completeExceptionally(ex);
-						}
-					});
+					next.completeAsync(this::connect, this.connector);
 				}
 				catch (RuntimeException ex) {
 					next.completeExceptionally(ex);

@@ -1,9 +1,8 @@
 package io.github.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+
+import org.springframework.data.redis.core.script.DigestUtils;
 
 /**
  * A script's source and its SHA-1, the name {@code EVALSHA} calls it by.
@@ -15,13 +14,7 @@ import java.util.HexFormat;
 record LuaScript(String name, byte[] source, String sha1) {
 
 	static LuaScript of(String name, String source) {
-		byte[] bytes = source.getBytes(StandardCharsets.UTF_8);
-		try {
-			return new LuaScript(name, bytes, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-1 is missing from this JVM", ex);
-		}
+		return new LuaScript(name, source.getBytes(StandardCharsets.UTF_8), DigestUtils.sha1DigestAsHex(source));
 	}
 
 	@Override

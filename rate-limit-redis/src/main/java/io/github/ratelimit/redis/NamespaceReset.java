@@ -27,38 +27,30 @@ final class NamespaceReset {
 	 * Deletes the keys.
 	 * @param factory the connections
 	 * @param pattern a {@code SCAN MATCH} pattern
-	 * @return how many keys were deleted
 	 */
-	static long unlinkAll(RedisConnectionFactory factory, byte[] pattern) {
+	static void unlinkAll(RedisConnectionFactory factory, byte[] pattern) {
 		ScanOptions options = ScanOptions.scanOptions().match(pattern).count(BATCH).build();
 		try (RedisConnection connection = factory.getConnection()) {
 			if (connection instanceof RedisClusterConnection cluster) {
-				long unlinked = 0;
 				for (RedisClusterNode node : cluster.clusterGetNodes()) {
 					if (node.isMaster()) {
 						try (Cursor<byte[]> keys = cluster.scan(node, options)) {
-							while (keys.hasNext()) {
-								Long count = cluster.keyCommands().unlink(keys.next());
-								unlinked += (count != null) ? count : 0;
-							}
+							keys.forEachRemaining(cluster.keyCommands()::unlink);
 						}
 					}
 				}
-				return unlinked;
+				return;
 			}
-			long unlinked = 0;
 			try (Cursor<byte[]> keys = connection.keyCommands().scan(options)) {
 				List<byte[]> batch = new ArrayList<>(BATCH);
 				while (keys.hasNext()) {
 					batch.add(keys.next());
 					if (batch.size() == BATCH || !keys.hasNext()) {
-						Long count = connection.keyCommands().unlink(batch.toArray(byte[][]::new));
-						unlinked += (count != null) ? count : 0;
+						connection.keyCommands().unlink(batch.toArray(byte[][]::new));
 						batch.clear();
 					}
 				}
 			}
-			return unlinked;
 		}
 	}
 }

@@ -4,6 +4,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
+import org.springframework.core.NestedExceptionUtils;
+
 /**
  * What a failed Redis call says about Redis: an error answered by a server that cannot serve any
  * call now (an outage, like no answer at all), an error answered for that call only, wrong
@@ -19,29 +21,23 @@ record RedisError(Kind kind, String code, String message) {
 	enum Kind {
 
 		/** No answer: timeout, refused or lost connection, client gave up. */
-		UNREACHABLE(true),
+		UNREACHABLE,
 
 		/** Answered, but the server can serve no call now: CLUSTERDOWN, LOADING, BUSY, MASTERDOWN, READONLY. */
-		OUTAGE(true),
+		OUTAGE,
 
 		/** Answered: the credentials are refused (WRONGPASS, NOAUTH); every call will fail alike. */
-		CREDENTIALS(true),
+		CREDENTIALS,
 
 		/** Answered, for this call only: OOM, a script error, NOPERM on a key, any other error reply. */
-		ANSWERED(false);
-
-		private final boolean outage;
-
-		Kind(boolean outage) {
-			this.outage = outage;
-		}
+		ANSWERED;
 
 		/**
 		 * Says whether this kind counts for the breaker: an outage of the node rather than one failed call.
 		 * @return {@code true} for errors that make every call fail
 		 */
 		boolean isOutage() {
-			return this.outage;
+			return this != ANSWERED;
 		}
 
 	}
@@ -115,10 +111,7 @@ record RedisError(Kind kind, String code, String message) {
 	}
 
 	static String describe(Throwable ex) {
-		Throwable root = ex;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
-		}
-		return (root == ex) ? String.valueOf(ex) : ex + ", caused by " + root;
+		Throwable root = NestedExceptionUtils.getRootCause(ex);
+		return (root == null) ? String.valueOf(ex) : ex + ", caused by " + root;
 	}
 }

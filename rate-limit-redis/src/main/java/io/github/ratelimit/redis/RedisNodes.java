@@ -27,7 +27,8 @@ final class RedisNodes {
 
 	private final ScriptRunner runner;
 
-	private final ScriptClock clock;
+	/** The scripts' time: what a reply teaches of a node's clock, and a deadline in it. */
+	final ScriptClock clock;
 
 	final boolean clustered;
 
@@ -109,17 +110,8 @@ final class RedisNodes {
 			throws Exception {
 		long sent = System.nanoTime();
 		ReplyPart reply = ReplyPart.of(this.runner.run(call.script(), call.keys(), call.args(), deadline, lateReply));
-		learn(node, sent, reply);
+		this.clock.learn(node, sent, reply);
 		return reply;
-	}
-
-	/** A give-up time as a deadline in the node's time (see {@link ScriptClock#deadline}). */
-	long deadline(RedisNode node, long giveUpNanos) {
-		return this.clock.deadline(node, giveUpNanos);
-	}
-
-	void learn(RedisNode node, long sentNanos, ReplyPart reply) {
-		this.clock.learn(node, sentNanos, reply);
 	}
 
 	/** Calls a listener with every node's name, now and as more are met. */

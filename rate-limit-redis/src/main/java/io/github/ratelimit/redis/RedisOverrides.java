@@ -178,8 +178,7 @@ final class RedisOverrides implements AutoCloseable {
 			return;
 		}
 		try {
-			CompletableFuture<Void> first = CompletableFuture.runAsync(this::poll, this.poller);
-			first.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+			CompletableFuture.runAsync(this::poll, this.poller).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException | ExecutionException | RejectedExecutionException ex) {
 			// Logged by the poll; later polls bring the overrides when Redis answers.

@@ -72,7 +72,8 @@ final class RejectionCache {
 	 * @return {@code true} for a rate limit without a wait
 	 */
 	boolean applies(Acquisition acquisition) {
-		return this.maxAgeNanos > 0 && acquisition.maxWaitNanos() == 0 && isRate(acquisition.limit());
+		// Every algorithm but a concurrency limit (whose slots come back when requests end) is a rate.
+		return this.maxAgeNanos > 0 && acquisition.maxWaitNanos() == 0 && !Leases.isConcurrency(acquisition);
 	}
 
 	/**
@@ -148,10 +149,5 @@ final class RejectionCache {
 	/** How many times a full cache was swept for expired entries. */
 	long sweeps() {
 		return this.sweeps.sum();
-	}
-
-	private static boolean isRate(Limit limit) {
-		// Every algorithm but a concurrency limit (whose slots come back when requests end) is a rate.
-		return !"concurrency".equals(limit.algorithm().id());
 	}
 }

@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import io.github.ratelimit.core.Acquisition;
@@ -62,11 +63,7 @@ record ReplyPart(long[] values, int from, int to, long serverTime) {
 
 	@Override
 	public String toString() {
-		StringBuilder text = new StringBuilder("[");
-		for (int i = this.from; i < this.to; i++) {
-			text.append((i > this.from) ? ", " : "").append(this.values[i]);
-		}
-		return text.append("] at ").append(this.serverTime).toString();
+		return Arrays.toString(Arrays.copyOfRange(this.values, this.from, this.to)) + " at " + this.serverTime;
 	}
 
 	/** Reads the part's decisions: one compact integer, or 8 integers per acquisition. */

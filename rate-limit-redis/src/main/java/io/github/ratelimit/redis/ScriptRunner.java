@@ -123,13 +123,9 @@ interface ScriptRunner extends AutoCloseable {
 	}
 
 	static boolean isNoScript(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			String message = cause.getMessage();
-			if (message != null && message.startsWith("NOSCRIPT")) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() == cause) ? null : cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT")) {
 				return true;
-			}
-			if (cause.getCause() == cause) {
-				break;
 			}
 		}
 		return false;

@@ -84,7 +84,8 @@ final class StartUp {
 			long sent = System.nanoTime();
 			try {
 				ReplyPart reply = ReplyPart.of(runner.run(call.script(), call.keys(), call.args(), deadline, null));
-				nodes.learn(nodes.node(call.keys()[0]), sent, reply);
+				// The node once connected: on a cluster, the key's master is known only then.
+				nodes.clock.learn(nodes.node(call.keys()[0]), sent, reply);
 				if (late) {
 					RedisRateLimitStore.logger.info("Redis at " + this.endpoint + " answered the rate limiter's start-up check after "
 							+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");

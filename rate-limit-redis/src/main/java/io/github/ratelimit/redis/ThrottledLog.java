@@ -39,11 +39,7 @@ final class ThrottledLog {
 		Entry entry = this.entries.computeIfAbsent(key, (k) -> new Entry());
 		long now = this.nanoTime.getAsLong();
 		long last = entry.lastLogged.get();
-		if (last != Long.MIN_VALUE && now - last < this.intervalNanos) {
-			entry.heldBack.incrementAndGet();
-			return -1;
-		}
-		if (!entry.lastLogged.compareAndSet(last, now)) {
+		if ((last != Long.MIN_VALUE && now - last < this.intervalNanos) || !entry.lastLogged.compareAndSet(last, now)) {
 			entry.heldBack.incrementAndGet();
 			return -1;
 		}

@@ -250,7 +250,13 @@ public class RateLimitProperties {
 		 * Most requests waiting for their turn at once, over all policies and keys; beyond it a request
 		 * that would wait gets its 429 at once and gives back the tokens it reserved.
 		 */
-		private int maxWaiting = 1000;
+		private int maxWaiting = 100;
+
+		/**
+		 * Whether a waiting request is parked with the Servlet async API instead of holding its thread.
+		 * Every filter must then see async dispatches too: the start-up checks the filters it knows of.
+		 */
+		private boolean park;
 
 		public int getMaxWaiting() {
 			return this.maxWaiting;
@@ -258,6 +264,14 @@ public class RateLimitProperties {
 
 		public void setMaxWaiting(int maxWaiting) {
 			this.maxWaiting = maxWaiting;
+		}
+
+		public boolean isPark() {
+			return this.park;
+		}
+
+		public void setPark(boolean park) {
+			this.park = park;
 		}
 
 	}

@@ -5,21 +5,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The timer of delayed requests (delay mode): resumes a request once its turn comes. A waiting request
- * holds no thread: it is parked with the Servlet async API, and the timer dispatches it again when its
- * wait is over. Only a request that cannot go async (its servlet does not support it, or MockMvc, which
- * has no container to dispatch it again) waits on its thread, through {@link #await}. Implementations must
- * be thread-safe and return at once; tests replace it to run the resumptions themselves instead of
- * waiting on the wall clock.
+ * The timer of delayed requests (delay mode): resumes a request once its turn comes. By default a waiting
+ * request waits on its thread ({@link #await}); with {@code rate-limit.delay.park=true} it is parked with
+ * the Servlet async API and holds no thread, and the timer dispatches it again when its wait is over.
+ * Implementations must be thread-safe and return at once; tests replace it to run the resumptions
+ * themselves instead of waiting on the wall clock.
  */
 @FunctionalInterface
 public interface RequestDelay {
 
 	/**
-	 * The default: the JDK's shared delay scheduler hands each resumption to the common pool when its wait
-	 * is over.
+	 * The default: the JDK's shared delay scheduler runs each resumption on its own thread when its wait is
+	 * over (a resumption is quick: it dispatches a request, or wakes a waiting thread).
 	 */
-	RequestDelay TIMER = (nanos, resume) -> CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS)
+	RequestDelay TIMER = (nanos, resume) -> CompletableFuture
+		.delayedExecutor(nanos, TimeUnit.NANOSECONDS, Runnable::run)
 		.execute(resume);
 
 	/**

@@ -406,6 +406,25 @@ class RateLimitAutoConfigurationTests {
 		assertThat(analysis.getAction()).isEqualTo("Set a positive number of requests per period.");
 	}
 
+	@Test
+	void parkingFailsTheStartUpWhenAFilterDoesNotSeeAsyncDispatches() {
+		this.runner.withPropertyValues("rate-limit.delay.park=true")
+			.withBean("apiKeyFilter", jakarta.servlet.Filter.class,
+					() -> (request, response, chain) -> chain.doFilter(request, response))
+			.run(failsWith("rate-limit.delay.park: a parked request resumes as an async dispatch, which the filters "
+					+ "[apiKeyFilter] do not see"));
+		this.runner.withPropertyValues("rate-limit.delay.park=true")
+			.withBean("apiKeyFilter", org.springframework.boot.web.servlet.FilterRegistrationBean.class, () -> {
+				org.springframework.boot.web.servlet.FilterRegistrationBean<jakarta.servlet.Filter> registration =
+						new org.springframework.boot.web.servlet.FilterRegistrationBean<>(
+								(request, response, chain) -> chain.doFilter(request, response));
+				registration.setDispatcherTypes(jakarta.servlet.DispatcherType.REQUEST,
+						jakarta.servlet.DispatcherType.ASYNC);
+				return registration;
+			})
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
 	private static ContextConsumer<AssertableWebApplicationContext> failsWith(String message) {
 		return (context) -> {
 			assertThat(context).hasFailed();

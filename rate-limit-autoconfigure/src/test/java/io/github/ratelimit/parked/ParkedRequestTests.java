@@ -132,7 +132,7 @@ abstract class ParkedRequestTests {
 					"rate-limit.rules[2].path=/sync/**", "rate-limit.rules[2].policies=waiting",
 					"rate-limit.policies.waiting.limit=1", "rate-limit.policies.waiting.period=10ms",
 					"rate-limit.policies.waiting.key=global", "rate-limit.policies.waiting.on-limit=delay",
-					"rate-limit.policies.waiting.max-delay=1h", "rate-limit.delay.max-waiting=1000" })
+					"rate-limit.policies.waiting.max-delay=1h", "rate-limit.delay.max-waiting=1000", "rate-limit.delay.park=true" })
 	@Import(Waits.class)
 	@ExtendWith(OutputCaptureExtension.class)
 	static class AfterSpringSecurityTests extends ParkedRequestTests {
@@ -161,7 +161,7 @@ abstract class ParkedRequestTests {
 					"rate-limit.rules[1].policies=waiting", "rate-limit.policies.waiting.limit=1",
 					"rate-limit.policies.waiting.period=10ms", "rate-limit.policies.waiting.key=global",
 					"rate-limit.policies.waiting.on-limit=delay", "rate-limit.policies.waiting.max-delay=1h",
-					"rate-limit.delay.max-waiting=1000" })
+					"rate-limit.delay.max-waiting=1000", "rate-limit.delay.park=true" })
 	@Import(Waits.class)
 	static class AheadOfSpringSecurityTests extends ParkedRequestTests {
 

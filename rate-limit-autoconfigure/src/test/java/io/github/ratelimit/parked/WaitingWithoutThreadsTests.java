@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.rules[0].policies=waiting", "rate-limit.policies.waiting.limit=25",
 				"rate-limit.policies.waiting.period=1s", "rate-limit.policies.waiting.key=global",
 				"rate-limit.policies.waiting.on-limit=delay", "rate-limit.policies.waiting.max-delay=30s",
-				"rate-limit.delay.max-waiting=1000" })
+				"rate-limit.delay.max-waiting=1000", "rate-limit.delay.park=true" })
 class WaitingWithoutThreadsTests {
 
 	private static final int WAITING = 200;

@@ -57,17 +57,27 @@ final class ParkedTurn {
 			context.setTimeout(context.getTimeout() + TimeUnit.NANOSECONDS.toMillis(waitNanos));
 		}
 		context.addListener(ended);
-		pipeline.delay().schedule(waitNanos, () -> {
-			if (parked.end()) {
-				try {
-					context.dispatch();
-				}
-				catch (IllegalStateException ex) {
-					// The container ended the request meanwhile: its listener gave the turn back.
-				}
-			}
-		});
+		try {
+			pipeline.delay().schedule(waitNanos, () -> parked.resume(context));
+		}
+		catch (RuntimeException ex) {
+			// A timer that fails fails open, as a store does: the request goes on now.
+			logger.debug("The request delay failed to schedule a turn; the request goes on now", ex);
+			parked.resume(context);
+		}
 		return parked;
+	}
+
+	/** Dispatches the request again, unless the container ended it first (its listener gave the turn back). */
+	private void resume(AsyncContext context) {
+		if (end()) {
+			try {
+				context.dispatch();
+			}
+			catch (IllegalStateException ex) {
+				// The container ended the request meanwhile.
+			}
+		}
 	}
 
 	/** Waits on the calling thread, for a request that cannot go async. */
@@ -85,10 +95,19 @@ final class ParkedTurn {
 	}
 
 	/**
-	 * Whether a request that must wait can do so without its thread. MockMvc has no container to dispatch
-	 * it again; a request that a filter or servlet without async support handles is logged once.
+	 * Whether a request that must wait can do so without its thread: only when the application asked for it
+	 * ({@code rate-limit.delay.park}). MockMvc has no container to dispatch it again; a multipart request's
+	 * parts would be cleaned up before it resumes; a request that a filter or servlet without async support
+	 * handles is logged once.
 	 */
-	static boolean mayPark(HttpServletRequest request) {
+	static boolean mayPark(HttpServletRequest request, boolean park) {
+		if (!park) {
+			return false;
+		}
+		String contentType = request.getContentType();
+		if (contentType != null && contentType.regionMatches(true, 0, "multipart/", 0, 10)) {
+			return false;
+		}
 		ServletRequest innermost = request;
 		while (innermost instanceof ServletRequestWrapper wrapper) {
 			innermost = wrapper.getRequest();
@@ -148,7 +167,9 @@ final class ParkedTurn {
 
 		@Override
 		public DispatcherType getDispatcherType() {
-			return this.dispatching ? DispatcherType.REQUEST : super.getDispatcherType();
+			// A forward or include inside the resumed dispatch says so, from the container's wrapper beneath.
+			DispatcherType type = super.getDispatcherType();
+			return (this.dispatching && type == DispatcherType.ASYNC) ? DispatcherType.REQUEST : type;
 		}
 
 		void dispatched() {

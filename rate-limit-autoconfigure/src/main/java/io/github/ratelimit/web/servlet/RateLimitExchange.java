@@ -215,7 +215,7 @@ final class RateLimitExchange {
 		if (turn.waitNanos() == 0) {
 			return turn.proceeds();
 		}
-		if (!ParkedTurn.mayPark(this.request)) {
+		if (!ParkedTurn.mayPark(this.request, this.pipeline.park())) {
 			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
 			return true;
 		}

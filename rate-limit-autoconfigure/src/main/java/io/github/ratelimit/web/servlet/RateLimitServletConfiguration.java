@@ -14,6 +14,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
@@ -62,6 +63,12 @@ public class RateLimitServletConfiguration {
 	@Bean
 	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
 		return ConfiguredLimits.clientIpResolver(properties);
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("rate-limit.delay.park")
+	ParkingCheck rateLimitParkingCheck(ListableBeanFactory beanFactory) {
+		return new ParkingCheck(beanFactory);
 	}
 
 	@Bean
@@ -162,7 +169,8 @@ public class RateLimitServletConfiguration {
 				RateLimitServletConfiguration.class.getClassLoader()) && properties.getFilterOrder() < environment
 					.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER);
 		RateLimitFilter filter = new RateLimitFilter(
-				new RateLimitPipeline(policyResolver, limiter, headers, rejectionHandler, delay, beforeSecurity));
+				new RateLimitPipeline(policyResolver, limiter, headers, rejectionHandler, delay, beforeSecurity,
+						properties.getDelay().isPark()));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

@@ -148,11 +148,14 @@ final class RequestLimiter {
 				(judged.shadow() ? shadow : enforced).add(judged);
 			}
 		}
-		return admit(request, enforced, false).thenCompose((checks) -> {
+		// Every key on this thread (the request's, with its security context), before the store's step.
+		List<Acquisition> taken = acquisitions(request, enforced);
+		List<Acquisition> observedTaken = acquisitions(request, shadow);
+		return admit(enforced, taken, false).thenCompose((checks) -> {
 			if (checks == null || shadow.isEmpty() || !allowed(checks)) {
 				return CompletableFuture.completedFuture(checks);
 			}
-			return admit(request, shadow, true).thenApply((observed) -> {
+			return admit(shadow, observedTaken, true).thenApply((observed) -> {
 				if (observed != null) {
 					checks.addAll(observed);
 				}
@@ -170,14 +173,10 @@ final class RequestLimiter {
 	 * Asks the store once for some policies of a request (all or nothing), bounds the wait of an allowed
 	 * one, and records each outcome. Completes with {@code null} when the store failed (the request goes on).
 	 */
-	private CompletionStage<@Nullable List<Check>> admit(HttpServletRequest request, List<RateLimitPolicy> policies,
+	private CompletionStage<@Nullable List<Check>> admit(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
 			boolean shadow) {
 		if (policies.isEmpty()) {
 			return CompletableFuture.completedFuture(new ArrayList<>(0));
-		}
-		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
-		for (RateLimitPolicy policy : policies) {
-			acquisitions.add(policy.acquisition(request));
 		}
 		long start = System.nanoTime();
 		CompletionStage<List<Receipt>> step;
@@ -198,6 +197,14 @@ final class RequestLimiter {
 			}
 			return checks(policies, acquisitions, receipts, shadow);
 		});
+	}
+
+	private static List<Acquisition> acquisitions(HttpServletRequest request, List<RateLimitPolicy> policies) {
+		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
+		for (RateLimitPolicy policy : policies) {
+			acquisitions.add(policy.acquisition(request));
+		}
+		return acquisitions;
 	}
 
 	private List<Check> checks(List<RateLimitPolicy> policies, List<Acquisition> acquisitions, List<Receipt> receipts,

@@ -43,8 +43,9 @@ class RedisWarmUpTests {
 				RedisRateLimitStore store = context.getBean(RedisRateLimitStore.class);
 				assertThat(warmUp.answered).isGreaterThan(0);
 				assertThat(warmUp.endedAt).isLessThan(started.readyAt.get());
-				// Between rounds the budget is checked; a round's calls wait at most the timeout (100 ms) each.
-				assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(300 + 3 * 100 + 200));
+				// Between rounds the budget is checked; a round's calls wait at most the timeout (100 ms) each. The
+				// last 700 ms are for a loaded machine's scheduling (two cores shared with other builds took 890 ms).
+				assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(300 + 3 * 100 + 700));
 				assertThat(store.fallbacks()).isZero();
 				assertThat(store.errors()).isZero();
 				assertThat(redis.keys()).noneMatch((key) -> key.contains("warm-up"));

@@ -50,19 +50,22 @@ class WaitingWithoutThreadsTests {
 		try {
 			CountDownLatch go = new CountDownLatch(1);
 			AtomicInteger done = new AtomicInteger();
+			CountDownLatch burstServed = new CountDownLatch(25);
 			List<Future<HttpResponse<String>>> waiting = new ArrayList<>();
 			for (int i = 0; i < WAITING; i++) {
 				waiting.add(clients.submit(() -> {
 					go.await();
 					HttpResponse<String> response = get(http, "/waiting/work");
 					done.incrementAndGet();
+					burstServed.countDown();
 					return response;
 				}));
 			}
 			long start = System.nanoTime();
 			go.countDown();
 			// 25 a second: the burst of 25 goes at once, the other 175 are served over the next 7 seconds.
-			Thread.sleep(500);
+			// The pings go once the burst is served: the other requests then wait for their turns.
+			assertThat(burstServed.await(10, TimeUnit.SECONDS)).as("the burst was served").isTrue();
 			for (int i = 0; i < 2; i++) {
 				assertThat(get(other, "/ping").body()).isEqualTo("pong");
 				assertThat(done.get()).as("requests served when ping %d was answered", i).isLessThan(150);

@@ -353,13 +353,15 @@ public class RateLimitProperties {
 	 * @param onFailure What decides this policy's requests when the shared store (Redis) cannot answer in
 	 * time: allow (fail open), deny (429) or local (this instance's in-process budget); the store's
 	 * rate-limit.store.redis.on-failure when not set. No effect with the in-process store.
+	 * @param slowDown Slowing requests down once part of a key's budget is spent, before it is locked out
+	 * (brute-force protection): not with on-limit delay nor concurrency.
 	 */
 	public record Policy(@DefaultValue("token-bucket") Algorithm algorithm, @Nullable Long limit,
 			@Nullable Duration period, @Nullable Long burst, @DefaultValue("ip") String key,
 			@DefaultValue("1") long cost, @DefaultValue("reject") OnLimit onLimit,
 			@DefaultValue("0s") Duration maxDelay, @DefaultValue("all") CountMode count, boolean shadow,
 			@Nullable String plan, @DefaultValue Map<String, RateLimitPolicy.Plan> plans,
-			@Nullable String exemptWhen, @Nullable OnFailure onFailure) {
+			@Nullable String exemptWhen, @Nullable OnFailure onFailure, RateLimitPolicy.@Nullable SlowDown slowDown) {
 	}
 
 	/**

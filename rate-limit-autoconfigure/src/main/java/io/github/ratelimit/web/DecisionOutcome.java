@@ -16,6 +16,12 @@ public enum DecisionOutcome {
 	/** Allowed after waiting for its turn (delay mode). */
 	DELAYED,
 
+	/**
+	 * Allowed after a wait, because part of its key's budget was spent ({@code slow-down}); for a shadow
+	 * policy, the wait it would have made (it made none).
+	 */
+	SLOWED,
+
 	/** A shadow policy would have rejected it; it went through. */
 	SHADOW_REJECTED,
 

@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -178,6 +180,44 @@ class RateLimitAutoConfigurationTests {
 			.withPropertyValues("rate-limit.policies.api.limit=10", "rate-limit.policies.api.period=1m",
 					"rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=api", property + "=" + value)
 			.run(failsWith(message));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			slow-down.after=5                        | rate-limit.policies.login.slow-down.after: after (5) must be below the burst (5): at the burst a key is locked out, never slowed down. Lower after, or raise the burst
+			slow-down.after=-1                       | rate-limit.policies.login.slow-down.after: after must not be negative, was -1
+			slow-down.after=                         | rate-limit.policies.login.slow-down.after: no after is set
+			slow-down.delay=0s                       | rate-limit.policies.login.slow-down.delay: delay must be positive, was PT0S. Set the first delay, e.g. 1s
+			slow-down.delay=1                        | rate-limit.policies.login.slow-down.delay: the duration '1' has no unit
+			slow-down.max-delay=8                    | rate-limit.policies.login.slow-down.max-delay: the duration '8' has no unit
+			slow-down.max-delay=500ms                | rate-limit.policies.login.slow-down.max-delay: max-delay (PT0.5S) is below delay (PT1S)
+			algorithm=concurrency;period=;count=all  | rate-limit.policies.login.slow-down: slow-down does not apply to algorithm: concurrency
+			on-limit=delay;max-delay=1s;count=all    | rate-limit.policies.login.slow-down: slow-down cannot go with on-limit: delay: one policy either waits for its turn or slows down
+			plan=header:X-Plan;plans.trial.limit=2   | rate-limit.policies.login.slow-down.after: after (2) must be below the burst (2) of the policy and of each of its plans
+			""")
+	void badSlowDownFailsTheStartNamingTheProperty(String settings, String message) {
+		List<String> properties = new ArrayList<>(List.of("rate-limit.policies.login.limit=5",
+				"rate-limit.policies.login.period=15m", "rate-limit.policies.login.key=param:username",
+				"rate-limit.policies.login.count=failures", "rate-limit.policies.login.slow-down.after=2",
+				"rate-limit.policies.login.slow-down.delay=1s", "rate-limit.policies.login.slow-down.max-delay=8s"));
+		for (String setting : settings.split(";")) {
+			properties.add("rate-limit.policies.login." + setting);
+		}
+		this.runner.withPropertyValues(properties.toArray(String[]::new)).run(failsWith(message));
+	}
+
+	@Test
+	void aSlowDownIsAllowedUnderEveryAlgorithmWithABudgetAndEveryCount() {
+		for (String algorithm : List.of("token-bucket", "leaky-bucket", "fixed-window", "sliding-window-log",
+				"sliding-window-counter")) {
+			for (String count : List.of("all", "failures", "successes")) {
+				this.runner.withPropertyValues("rate-limit.policies.login.algorithm=" + algorithm,
+						"rate-limit.policies.login.limit=5", "rate-limit.policies.login.period=15m",
+						"rate-limit.policies.login.count=" + count, "rate-limit.policies.login.slow-down.after=0",
+						"rate-limit.policies.login.slow-down.delay=1s", "rate-limit.policies.login.slow-down.max-delay=1s")
+					.run((context) -> assertThat(context).hasNotFailed());
+			}
+		}
 	}
 
 	@Test

@@ -165,6 +165,9 @@ public final class ConfiguredLimits {
 			if (policy.exemptWhen() != null) {
 				defined = defined.withExemption(policy.exemptWhen(), keyResolvers, prefix + ".exempt-when");
 			}
+			if (policy.slowDown() != null) {
+				defined = defined.withSlowDown(policy.slowDown(), prefix + ".slow-down");
+			}
 			policies.put(name, defined);
 		});
 		return new RateLimitPolicies(policies);
@@ -218,12 +221,17 @@ public final class ConfiguredLimits {
 			return super.onSuccess(name, target, context, result);
 		}
 
-		/** A policy's period or max-delay, or a plan's period. */
+		/** A policy's period or max-delay, a plan's period, or a slow-down's delay or max-delay. */
 		private static boolean isDuration(ConfigurationPropertyName name) {
 			String last = name.getLastElement(Form.UNIFORM);
-			return POLICIES.isAncestorOf(name) && ((name.getNumberOfElements() == 4
-					&& (last.equals("period") || last.equals("maxdelay"))) || (name.getNumberOfElements() == 6
-							&& name.getElement(3, Form.UNIFORM).equals("plans") && last.equals("period")));
+			int elements = name.getNumberOfElements();
+			String group = (elements > 4) ? name.getElement(3, Form.UNIFORM) : "";
+			return POLICIES.isAncestorOf(name) && switch (elements) {
+				case 4 -> last.equals("period") || last.equals("maxdelay");
+				case 5 -> group.equals("slowdown") && (last.equals("delay") || last.equals("maxdelay"));
+				case 6 -> group.equals("plans") && last.equals("period");
+				default -> false;
+			};
 		}
 
 		private static void checkNames(ConfigurationPropertySource source) {

@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.OnLimit;
 
 /**
  * The limits of one policy: its own and its plans', as configured and as in force. Shared by every
@@ -38,6 +39,9 @@ final class PolicyLimits {
 
 	/** The values changed at run time, merged over every change since start-up or the last restore. */
 	private volatile RateLimitPolicy.@Nullable Change change;
+
+	/** Slowing requests down once part of the budget is spent (validated), or {@code null}. */
+	private volatile RateLimitPolicy.@Nullable SlowDown slowDown;
 
 	PolicyLimits(PolicyDefinition definition, Limit limit, long cost) {
 		this.definition = definition;
@@ -150,12 +154,7 @@ final class PolicyLimits {
 			RateLimitPolicy.Change change) {
 		PolicyDefinition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
 		Limit limit = changed.limit(this.algorithm);
-		long cost = this.highestCost.get();
-		if (cost > limit.burst()) {
-			throw new RateLimitConfigurationException(base.originPrefix() + ".burst",
-					"the burst (" + limit.burst() + ") would be below the cost of a request (" + cost + ")",
-					"Raise the burst or the limit");
-		}
+		checkBurst(limit, base.originPrefix(), "the burst (" + limit.burst() + ")", "Raise the burst or the limit");
 		Map<String, Limit> plans = plans(changed, (change.plans() != null) ? change.plans() : basePlans);
 		return new InForce(limit, plans);
 	}
@@ -177,15 +176,80 @@ final class PolicyLimits {
 			}
 			PolicyDefinition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
 			Limit limit = definition.limit(this.algorithm);
-			long cost = this.highestCost.get();
-			if (cost > limit.burst()) {
-				throw new RateLimitConfigurationException(prefix + ".burst",
-						"the burst of plan '" + name + "' (" + limit.burst() + ") is below the cost of a request ("
-								+ cost + ")",
-						"Raise the plan's burst or limit, or lower the cost");
-			}
+			checkBurst(limit, prefix, "the burst of plan '" + name + "' (" + limit.burst() + ")",
+					"Raise the plan's burst or limit");
 			limits.put(name.trim(), limit);
 		});
 		return Collections.unmodifiableMap(limits);
+	}
+
+	/**
+	 * Checks a burst, the policy's or a plan's, against what depends on it: the cost of a request, and the
+	 * units spent before requests are slowed down, which must leave units to slow down before the lockout.
+	 * @param prefix the property prefix of the policy or plan ({@code .burst} is named)
+	 * @param burst how the failure names the burst
+	 */
+	private void checkBurst(Limit limit, String prefix, String burst, String action) {
+		long cost = this.highestCost.get();
+		if (cost > limit.burst()) {
+			throw new RateLimitConfigurationException(prefix + ".burst",
+					burst + " would be below the cost of a request (" + cost + ")", action + ", or lower the cost");
+		}
+		RateLimitPolicy.SlowDown slowDown = this.slowDown;
+		if (slowDown != null && slowDown.after() >= limit.burst()) {
+			throw new RateLimitConfigurationException(prefix + ".burst",
+					burst + " would not be above slow-down.after (" + slowDown.after()
+							+ "): a key would be locked out before any request of it is slowed down",
+					action + ", or lower slow-down.after");
+		}
+	}
+
+	/**
+	 * Slows requests down once {@code after} units of the budget are spent: validated here, against the
+	 * burst of the policy and of each plan in force.
+	 * @param prefix the property prefix of the slow-down, e.g. {@code rate-limit.policies.login.slow-down}
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	synchronized void slowDown(RateLimitPolicy.SlowDown slowDown, String prefix) {
+		if (this.algorithm == Algorithm.CONCURRENCY) {
+			throw new RateLimitConfigurationException(prefix, "slow-down does not apply to algorithm: concurrency, "
+					+ "which limits requests in flight, not a budget spent over time",
+					"Remove slow-down, or use a rate algorithm such as token-bucket");
+		}
+		if (this.definition.onLimit() == OnLimit.DELAY) {
+			throw new RateLimitConfigurationException(prefix, "slow-down cannot go with on-limit: delay: one policy "
+					+ "either waits for its turn or slows down", "Remove slow-down, or set on-limit: reject");
+		}
+		RateLimitPolicy.SlowDown valid = slowDown.validated(prefix);
+		long smallest = smallestBurst();
+		if (valid.after() >= smallest) {
+			throw new RateLimitConfigurationException(prefix + ".after",
+					"after (" + valid.after() + ") must be below the burst (" + smallest + ")"
+							+ (hasPlans() ? " of the policy and of each of its plans" : "")
+							+ ": at the burst a key is locked out, never slowed down",
+					"Lower after, or raise the burst");
+		}
+		this.slowDown = valid;
+	}
+
+	/**
+	 * How long a request waits that finds {@code spent} units of its budget spent before it: nothing before
+	 * {@code after} units, then {@code delay}, doubling with each further unit, at most {@code max-delay}.
+	 * @return nanoseconds; 0 without slow-down
+	 */
+	long slowDownNanos(long spent) {
+		RateLimitPolicy.SlowDown slowDown = this.slowDown;
+		if (slowDown == null || spent < slowDown.after()) {
+			return 0;
+		}
+		long delay = slowDown.delay().toNanos();
+		long max = slowDown.maxDelay().toNanos();
+		long doublings = spent - slowDown.after();
+		return (doublings >= Long.SIZE - 1 || delay > (max >> doublings)) ? max : delay << doublings;
+	}
+
+	/** Whether the policy slows requests down. */
+	boolean slowsDown() {
+		return this.slowDown != null;
 	}
 }

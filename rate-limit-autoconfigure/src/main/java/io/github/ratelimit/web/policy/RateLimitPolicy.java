@@ -12,6 +12,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.KeyResolver;
 import io.github.ratelimit.web.OnLimit;
@@ -190,6 +191,42 @@ public final class RateLimitPolicy {
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, exemptWhen,
 				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow,
 				this.readsParameters || KeyResolvers.readsParameters(condition));
+	}
+
+	/**
+	 * Slows this policy's requests down once part of a key's budget is spent (shared by every copy of the
+	 * policy), validated against the burst of the policy and of each of its plans.
+	 * @param slowDown the values
+	 * @param prefix the property prefix of the values, e.g. {@code rate-limit.policies.login.slow-down}
+	 * @return this policy
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	public RateLimitPolicy withSlowDown(SlowDown slowDown, String prefix) {
+		this.limits.slowDown(slowDown, prefix);
+		return this;
+	}
+
+	/**
+	 * Returns how long a request this policy allowed waits before it proceeds ({@code slow-down}), from the
+	 * key's state its decision reports, attempts in flight included: the units spent before this request
+	 * are {@code burst - remaining - cost}.
+	 * @param receipt what the store took for the request
+	 * @return nanoseconds; 0 when the request proceeds at once, was rejected or holds nothing (a store
+	 * that could not decide)
+	 */
+	public long slowDownNanos(Receipt receipt) {
+		if (!this.limits.slowsDown() || !receipt.holdsCost()) {
+			return 0;
+		}
+		return this.limits.slowDownNanos(limit().burst() - receipt.decision().remaining() - this.cost);
+	}
+
+	/**
+	 * Returns whether this policy slows requests down ({@code slow-down}).
+	 * @return {@code true} when it does
+	 */
+	public boolean slowsDown() {
+		return this.limits.slowsDown();
 	}
 
 	/**
@@ -503,6 +540,44 @@ public final class RateLimitPolicy {
 	 * @param burst Bucket capacity under this plan; the policy's burst when set there, else this plan's limit.
 	 */
 	public record Plan(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
+	}
+
+	/**
+	 * Slowing requests down before a key is locked out: once {@code after} units of its budget are spent, a
+	 * request waits {@code delay}, doubling with each further unit spent, at most {@code maxDelay}. Bound
+	 * from {@code rate-limit.policies.<name>.slow-down}.
+	 *
+	 * @param after Units of the budget spent before requests are delayed; below the burst (of every plan).
+	 * @param delay The delay once 'after' units are spent, doubling with each further unit spent.
+	 * @param maxDelay The longest delay; at the burst a request gets its 429 at once, never delayed.
+	 */
+	public record SlowDown(@Nullable Long after, @Nullable Duration delay, @Nullable Duration maxDelay) {
+
+		/** These values, each checked and set. */
+		SlowDown validated(String prefix) {
+			if (this.after == null || this.after < 0) {
+				throw new RateLimitConfigurationException(prefix + ".after",
+						(this.after == null) ? "no after is set" : "after must not be negative, was " + this.after,
+						"Set how many units of the budget are spent before requests are delayed, e.g. 2");
+			}
+			if (this.delay == null || this.delay.isNegative() || this.delay.isZero()) {
+				throw new RateLimitConfigurationException(prefix + ".delay",
+						(this.delay == null) ? "no delay is set" : "delay must be positive, was " + this.delay,
+						"Set the first delay, e.g. 1s");
+			}
+			if (this.maxDelay == null || this.maxDelay.compareTo(this.delay) < 0) {
+				throw new RateLimitConfigurationException(prefix + ".max-delay",
+						(this.maxDelay == null) ? "no max-delay is set"
+								: "max-delay (" + this.maxDelay + ") is below delay (" + this.delay + ")",
+						"Set the longest delay, at least delay, e.g. 8s");
+			}
+			if (this.maxDelay.compareTo(Duration.ofDays(365 * 100L)) > 0) {
+				throw new RateLimitConfigurationException(prefix + ".max-delay",
+						"max-delay must be at most 100 years, was " + this.maxDelay, "Set the longest delay, e.g. 8s");
+			}
+			return this;
+		}
+
 	}
 
 	/**

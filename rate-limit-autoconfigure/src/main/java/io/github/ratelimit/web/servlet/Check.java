@@ -31,6 +31,11 @@ record Check(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt, D
 		return !this.policy.shadow();
 	}
 
+	/** This check once its slot of a concurrency limit was given back: it holds none. */
+	Check withoutSlot() {
+		return new Check(this.policy, this.acquisition, this.receipt, this.decision, false);
+	}
+
 	Check with(Decision decision) {
 		return new Check(this.policy, this.acquisition, this.receipt, decision, this.kept);
 	}

@@ -84,6 +84,9 @@ final class RateLimitExchange {
 	/** The request's wait while it is parked for its turn, until the async dispatch that resumes it. */
 	private volatile @Nullable ParkedTurn parked;
 
+	/** The concurrency limits whose slots the request gave back to wait for its turn: taken again after it. */
+	private List<Check> slotsToRetake = List.of();
+
 	private RateLimitExchange(RateLimitPipeline pipeline, HttpServletRequest request, HttpServletResponse response) {
 		this.pipeline = pipeline;
 		this.request = request;
@@ -177,7 +180,7 @@ final class RateLimitExchange {
 		}
 		// The servlet side waits for the store's step here, then answers on the request's own thread.
 		List<Check> decided = join(step);
-		return takeTurn(answer(request, decided, response), decided);
+		return takeTurn(answer(request, decided, response), decided, request, response);
 	}
 
 	/**
@@ -202,7 +205,58 @@ final class RateLimitExchange {
 		for (int i = 0; i < step.size(); i++) {
 			waitNanos = Math.max(waitNanos, step.get(i).enforced() ? step.get(i).decision().waitNanos() : 0);
 		}
-		return (waitNanos > 0) ? new Turn(true, waitNanos) : Turn.NOW;
+		if (waitNanos == 0) {
+			return Turn.NOW;
+		}
+		releaseSlotsToWait();
+		return new Turn(true, waitNanos);
+	}
+
+	/**
+	 * A request that waits for its turn holds no slot of a concurrency limit meanwhile: they are given back
+	 * now and taken again once its turn comes ({@link #retakeSlots}).
+	 */
+	private void releaseSlotsToWait() {
+		List<Check> holding = this.checks.stream().filter(Check::holdsSlot).toList();
+		if (holding.isEmpty()) {
+			return;
+		}
+		this.pipeline.limiter().release(holding);
+		this.checks.replaceAll((check) -> check.holdsSlot() ? check.withoutSlot() : check);
+		this.slotsToRetake = holding;
+	}
+
+	/**
+	 * Once the request's turn came: takes again the slots it gave back to wait. Refused (its concurrency
+	 * limits are full now), it gives back what it took, as a request rejected in one store call would,
+	 * and gets its 429.
+	 * @param request the request as it goes on
+	 * @param response the response the chain writes to
+	 * @return whether the request proceeds
+	 */
+	boolean retakeSlots(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		List<Check> released = this.slotsToRetake;
+		if (released.isEmpty()) {
+			return true;
+		}
+		this.slotsToRetake = List.of();
+		List<Check> retaken = this.pipeline.limiter().retake(released);
+		for (Check check : retaken) {
+			this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
+		}
+		RequestDecision result = new RequestDecision(this.checks);
+		if (result.isAllowed()) {
+			return true;
+		}
+		giveBackPending();
+		for (Check check : this.checks) {
+			if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
+				this.pipeline.limiter().giveBack(check);
+			}
+		}
+		this.pipeline.headers().write(result, response);
+		this.pipeline.rejections().reject(request, response, result);
+		return false;
 	}
 
 	/**
@@ -211,13 +265,14 @@ final class RateLimitExchange {
 	 * @param step the checks that made it wait: a request the container ends before its turn gives it back
 	 * @return whether the request proceeds on this dispatch: not when refused, nor when parked
 	 */
-	private boolean takeTurn(Turn turn, List<Check> step) {
+	private boolean takeTurn(Turn turn, List<Check> step, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
 		if (turn.waitNanos() == 0) {
 			return turn.proceeds();
 		}
 		if (!ParkedTurn.mayPark(this.request, this.pipeline.park())) {
 			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
-			return true;
+			return retakeSlots(request, response);
 		}
 		this.parked = ParkedTurn.park(this.request, turn.waitNanos(), step, this.pipeline, new AsyncEnd());
 		return false;
@@ -225,7 +280,8 @@ final class RateLimitExchange {
 
 	/**
 	 * On an async dispatch: resumes the parked request, once its turn came. It goes on as its first dispatch
-	 * would have, every filter after ours included, seeing the returned view of the request.
+	 * would have, every filter after ours included, seeing the returned view of the request, once it took
+	 * again the slots it gave back to wait ({@link #retakeSlots}).
 	 * @return the request as the filters after ours see it, or {@code null} when this dispatch resumes nothing
 	 */
 	ParkedTurn.@Nullable ResumedRequest resume(HttpServletRequest request) {

@@ -58,7 +58,9 @@ class RateLimitFilter extends OncePerRequestFilter {
 		boolean failed = true;
 		try {
 			// A later async dispatch goes on with the response the container dispatched (it carries later filters' wrappers).
-			chain.doFilter((resumed != null) ? resumed : request, first ? next : response);
+			if (resumed == null || exchange.retakeSlots(resumed, next)) {
+				chain.doFilter((resumed != null) ? resumed : request, first ? next : response);
+			}
 			failed = false;
 		}
 		finally {

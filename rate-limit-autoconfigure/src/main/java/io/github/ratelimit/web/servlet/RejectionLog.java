@@ -49,10 +49,25 @@ final class RejectionLog {
 	 * @param shadow whether the policy only observes
 	 */
 	void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
+		log(policy, acquisition, shadow, "rejected", "", "rejections");
+	}
+
+	/**
+	 * Logs a request slowed down ({@code slow-down}), or the wait a shadow policy would have made, throttled
+	 * apart from the rejections of the same key (its lockout is logged too).
+	 * @param waitNanos how long it waits
+	 */
+	void slowed(RateLimitPolicy policy, Acquisition acquisition, long waitNanos, boolean shadow) {
+		log(policy, acquisition, shadow, "slowed down", " by " + Duration.ofNanos(waitNanos), "slow-downs");
+	}
+
+	private void log(RateLimitPolicy policy, Acquisition acquisition, boolean shadow, String verb, String detail,
+			String events) {
 		String what = (shadow ? "Shadow rate limit '" : "Rate limit '") + policy.name() + "' "
-				+ (shadow ? "would have rejected " : "rejected ") + printable(acquisition.key());
-		if (this.log.isWarnEnabled() && this.warnings.tryLog(policy.id() + '\u0000' + acquisition.key())) {
-			this.log.warn(what + " (this key's further rejections within " + this.interval
+				+ (shadow ? "would have " : "") + verb + " " + printable(acquisition.key()) + detail;
+		if (this.log.isWarnEnabled()
+				&& this.warnings.tryLog(policy.id() + '\u0000' + events + '\u0000' + acquisition.key())) {
+			this.log.warn(what + " (this key's further " + events + " within " + this.interval
 					+ " are logged at DEBUG)");
 		}
 		else if (this.log.isDebugEnabled()) {

@@ -209,27 +209,46 @@ final class RequestLimiter {
 
 	private List<Check> checks(List<RateLimitPolicy> policies, List<Acquisition> acquisitions, List<Receipt> receipts,
 			boolean shadow) {
+		List<Decision> decisions = new ArrayList<>(policies.size());
 		boolean allowed = true;
 		boolean waits = false;
-		for (Receipt receipt : receipts) {
-			allowed &= receipt.decision().isAllowed();
-			waits |= receipt.decision().waitNanos() > 0;
+		for (int i = 0; i < policies.size(); i++) {
+			Decision decision = slowedDown(policies.get(i), receipts.get(i));
+			decisions.add(decision);
+			allowed &= decision.isAllowed();
+			waits |= decision.waitNanos() > 0;
 		}
 		boolean refuseToWait = !shadow && allowed && waits && !this.waiting.tryAcquire();
 		allowed &= !refuseToWait;
 		List<Check> checks = new ArrayList<>(policies.size());
 		for (int i = 0; i < policies.size(); i++) {
+			RateLimitPolicy policy = policies.get(i);
 			Receipt receipt = receipts.get(i);
-			Decision decision = refuseToWait ? refuseToWait(receipt) : receipt.decision();
-			checks.add(new Check(policies.get(i), acquisitions.get(i), receipt, decision, allowed));
-			DecisionOutcome outcome = outcome(decision, receipt.place(), allowed);
-			this.recorder.decided(policies.get(i).name(),
+			Decision decision = refuseToWait ? refuseToWait(receipt, decisions.get(i)) : decisions.get(i);
+			checks.add(new Check(policy, acquisitions.get(i), receipt, decision, allowed));
+			DecisionOutcome outcome = outcome(decision, receipt.place(), allowed, policy.slowsDown());
+			this.recorder.decided(policy.name(),
 					(shadow && outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
 			if (!decision.isAllowed()) {
-				this.rejectionLog.rejected(policies.get(i), acquisitions.get(i), shadow);
+				this.rejectionLog.rejected(policy, acquisitions.get(i), shadow);
+			}
+			else if (outcome == DecisionOutcome.SLOWED) {
+				this.rejectionLog.slowed(policy, acquisitions.get(i), decision.waitNanos(), shadow);
 			}
 		}
 		return checks;
+	}
+
+	/**
+	 * The store's decision, made to wait when the policy slows its requests down ({@code slow-down}): from
+	 * the key's state, so that attempts in flight make later ones wait longer.
+	 */
+	private static Decision slowedDown(RateLimitPolicy policy, Receipt receipt) {
+		Decision decision = receipt.decision();
+		long waitNanos = policy.slowDownNanos(receipt);
+		return (waitNanos == 0) ? decision
+				: Decision.delayed(decision.limit(), decision.remaining(), decision.resetNanos(), decision.nextNanos(),
+						waitNanos);
 	}
 
 	private static boolean allowed(List<Check> checks) {
@@ -245,8 +264,7 @@ final class RequestLimiter {
 	 * Too many requests wait already: gives back what the policy took, and rejects the request for a
 	 * policy that would have made it wait, after the wait it would have had.
 	 */
-	private Decision refuseToWait(Receipt receipt) {
-		Decision decision = receipt.decision();
+	private Decision refuseToWait(Receipt receipt, Decision decision) {
 		Decision now = decision;
 		try {
 			Decision after = this.store.giveBack(receipt);
@@ -276,6 +294,36 @@ final class RequestLimiter {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Takes again the slots a request gave back to wait for its turn, all or nothing, in one store call. A
+	 * store that fails lets the request go on without them, as it lets a request through.
+	 * @param released the checks whose slots were given back
+	 * @return their checks now: holding their slots, or with the rejection of a limit that is full
+	 */
+	List<Check> retake(List<Check> released) {
+		List<Acquisition> acquisitions = released.stream().map(Check::acquisition).toList();
+		List<Receipt> receipts;
+		try {
+			receipts = this.store.admitAll(acquisitions);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Rate limit store failed to take again the slots of a request that waited; it goes on", ex);
+			return released;
+		}
+		boolean allowed = receipts.stream().allMatch((receipt) -> receipt.decision().isAllowed());
+		List<Check> checks = new ArrayList<>(released.size());
+		for (int i = 0; i < released.size(); i++) {
+			Check check = released.get(i);
+			Decision decision = receipts.get(i).decision();
+			checks.add(new Check(check.policy(), check.acquisition(), receipts.get(i), decision, allowed));
+			if (!decision.isAllowed()) {
+				this.recorder.decided(check.policy().name(), DecisionOutcome.REJECTED);
+				this.rejectionLog.rejected(check.policy(), check.acquisition(), false);
+			}
+		}
+		return checks;
 	}
 
 	/**
@@ -324,15 +372,21 @@ final class RequestLimiter {
 	 * {@code on-failure} without a store (a receipt of an allowed decision that holds nothing, in a request
 	 * another policy rejected, was merely given back).
 	 */
-	private static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed) {
+	private static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed,
+			boolean slowsDown) {
 		if (place == Receipt.Place.LOCAL) {
 			return decision.isAllowed() ? DecisionOutcome.LOCAL_ALLOWED : DecisionOutcome.LOCAL_REJECTED;
 		}
 		if (place == Receipt.Place.NOWHERE && (requestAllowed || !decision.isAllowed())) {
 			return decision.isAllowed() ? DecisionOutcome.FAILED_OPEN : DecisionOutcome.FAILED_CLOSED;
 		}
-		return !decision.isAllowed() ? DecisionOutcome.REJECTED
-				: (decision.waitNanos() > 0) ? DecisionOutcome.DELAYED : DecisionOutcome.ALLOWED;
+		if (!decision.isAllowed()) {
+			return DecisionOutcome.REJECTED;
+		}
+		if (decision.waitNanos() > 0) {
+			return slowsDown ? DecisionOutcome.SLOWED : DecisionOutcome.DELAYED;
+		}
+		return DecisionOutcome.ALLOWED;
 	}
 
 	/**

@@ -116,6 +116,23 @@ class RequestLimiterTests {
 	}
 
 	@Test
+	void aSlowedRequestBeyondMaxWaitingIsRefusedAtOnceAndGivesBackItsUnit() {
+		RequestLimiter limiter = limiter(1);
+		RateLimitPolicy login = policy("login", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(15), OnLimit.REJECT,
+				Duration.ZERO, "global").withSlowDown(new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1),
+						Duration.ofSeconds(8)), "rate-limit.policies.login.slow-down");
+		assertThat(decide(limiter, List.of(login)).waitNanos()).isZero();
+		assertThat(decide(limiter, List.of(login)).waitNanos()).as("holds the one waiting place").isEqualTo(1_000_000_000L);
+		RequestDecision refused = decide(limiter, List.of(login));
+		assertThat(refused.isAllowed()).isFalse();
+		assertThat(refused.retryAfterSeconds()).as("the wait it would have had").isEqualTo(2);
+		assertThat(this.store.peek(acquisition(login)).remaining()).as("its unit given back").isEqualTo(3);
+		limiter.doneWaiting();
+		assertThat(decide(limiter, List.of(login)).waitNanos()).as("the same turn, once a place is free")
+			.isEqualTo(2_000_000_000L);
+	}
+
+	@Test
 	void maxWaitingMustBePositive() {
 		assertThatIllegalArgumentException().isThrownBy(() -> limiter(0)).withMessageContaining("maxWaiting");
 	}

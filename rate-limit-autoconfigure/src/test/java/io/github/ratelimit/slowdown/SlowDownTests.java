@@ -1,0 +1,202 @@
+package io.github.ratelimit.slowdown;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import io.github.ratelimit.testsupport.AtOnce;
+import io.github.ratelimit.testsupport.Http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code slow-down} on a login form, through a running Tomcat on the wall clock: 5 failures per username
+ * in 15 minutes, slowed down once 2 are spent (500 ms, then 1 s, then at most 1.5 s), then locked out.
+ * Waiting requests are parked ({@code rate-limit.delay.park}). A delay is measured as "the attempt did not
+ * complete before it"; a lockout as "answered before the first delay".
+ */
+@ExtendWith(OutputCaptureExtension.class)
+@SpringBootTest(classes = SlowDownApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "rate-limit.delay.park=true", "server.tomcat.threads.max=64",
+				"management.endpoints.web.exposure.include=ratelimits",
+				"rate-limit.policies.login.limit=5", "rate-limit.policies.login.period=15m",
+				"rate-limit.policies.login.key=param:username", "rate-limit.policies.login.count=failures",
+				"rate-limit.policies.login.slow-down.after=2", "rate-limit.policies.login.slow-down.delay=500ms",
+				"rate-limit.policies.login.slow-down.max-delay=1500ms",
+				"rate-limit.policies.shadow-login.limit=5", "rate-limit.policies.shadow-login.period=15m",
+				"rate-limit.policies.shadow-login.key=param:username", "rate-limit.policies.shadow-login.count=failures",
+				"rate-limit.policies.shadow-login.shadow=true", "rate-limit.policies.shadow-login.slow-down.after=2",
+				"rate-limit.policies.shadow-login.slow-down.delay=500ms",
+				"rate-limit.policies.shadow-login.slow-down.max-delay=1500ms",
+				"rate-limit.policies.one-at-a-time.algorithm=concurrency", "rate-limit.policies.one-at-a-time.limit=1",
+				"rate-limit.policies.one-at-a-time.key=global",
+				"rate-limit.rules[0].path=/login", "rate-limit.rules[0].policies=login",
+				"rate-limit.rules[1].path=/shadow-login", "rate-limit.rules[1].policies=shadow-login",
+				"rate-limit.rules[2].path=/login-one", "rate-limit.rules[2].policies=login,one-at-a-time" })
+class SlowDownTests {
+
+	private static final long FIRST_DELAY = 500;
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	MeterRegistry meters;
+
+	Http http;
+
+	@BeforeEach
+	void client() {
+		this.http = new Http(this.port);
+	}
+
+	@Test
+	void failedAttemptsAreSlowedDownThenLockedOutAtOnce(CapturedOutput output) {
+		double slowedBefore = count("login", "slowed");
+		Timed first = attempt("/login", "ann", "wrong");
+		Timed second = attempt("/login", "ann", "wrong");
+		assertThat(List.of(first.status(), second.status())).containsExactly(401, 401);
+		assertThat(Math.max(first.millis(), second.millis())).as("two failures at full speed").isLessThan(FIRST_DELAY);
+		Timed third = attempt("/login", "ann", "wrong");
+		assertThat(third.status()).isEqualTo(401);
+		assertThat(third.millis()).as("after 2 failures").isGreaterThanOrEqualTo(FIRST_DELAY);
+		assertThat(third.response().headers().firstValue("X-RateLimit-Remaining")).as("the usual headers").hasValue("2");
+		Timed fourth = attempt("/login", "ann", "wrong");
+		assertThat(fourth.status()).isEqualTo(401);
+		assertThat(fourth.millis()).as("after 3 failures, doubled").isGreaterThanOrEqualTo(2 * FIRST_DELAY);
+		Timed fifth = attempt("/login", "ann", "wrong");
+		assertThat(fifth.status()).isEqualTo(401);
+		assertThat(fifth.millis()).as("after 4 failures: at most max-delay").isGreaterThanOrEqualTo(1500);
+		Timed locked = attempt("/login", "ann", "right");
+		assertThat(locked.status()).isEqualTo(429);
+		assertThat(locked.millis()).as("the lockout answers at once").isLessThan(FIRST_DELAY);
+		assertThat(count("login", "slowed") - slowedBefore).isEqualTo(3);
+		assertThat(output).contains("Rate limit 'login' slowed down param:ann by PT0.5S");
+		Timed other = attempt("/login", "bob", "wrong");
+		assertThat(other.status()).isEqualTo(401);
+		assertThat(other.millis()).as("another username is not slowed").isLessThan(FIRST_DELAY);
+	}
+
+	@Test
+	void aRightPasswordAfterTwoFailuresWaitsThenLogsInAndSpendsNothing() {
+		attempt("/login", "cleo", "wrong");
+		attempt("/login", "cleo", "wrong");
+		Timed right = attempt("/login", "cleo", "right");
+		assertThat(right.status()).isEqualTo(200);
+		assertThat(right.millis()).isGreaterThanOrEqualTo(FIRST_DELAY);
+		assertThat(right.response().headers().firstValue("X-RateLimit-Remaining")).as("given back").hasValue("3");
+	}
+
+	@Test
+	void twentyParallelAttemptsAreSlowedAndLockedOutAsIfTheyCameOneByOne() throws Exception {
+		List<Timed> answers = Collections.synchronizedList(new ArrayList<>());
+		Map<Integer, Integer> statuses = AtOnce.statuses(20, (i) -> () -> {
+			Timed timed = attempt("/login", "carl", "wrong");
+			answers.add(timed);
+			return timed.status();
+		});
+		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(401, 5, 429, 15));
+		List<Long> failures = answers.stream().filter((timed) -> timed.status() == 401).map(Timed::millis).sorted().toList();
+		assertThat(failures.get(2)).isGreaterThanOrEqualTo(FIRST_DELAY);
+		assertThat(failures.get(3)).isGreaterThanOrEqualTo(2 * FIRST_DELAY);
+		assertThat(failures.get(4)).isGreaterThanOrEqualTo(1500);
+		assertThat(answers.stream().filter((timed) -> timed.status() == 429).mapToLong(Timed::millis).max().orElseThrow())
+			.as("the lockouts answer at once").isLessThan(FIRST_DELAY);
+	}
+
+	@Test
+	void aShadowPolicyNeverDelaysButCountsAndLogsTheDelayItWouldHaveMade(CapturedOutput output) {
+		double slowedBefore = count("shadow-login", "slowed");
+		for (int i = 0; i < 4; i++) {
+			Timed timed = attempt("/shadow-login", "dave", "wrong");
+			assertThat(timed.status()).isEqualTo(401);
+			assertThat(timed.millis()).isLessThan(FIRST_DELAY);
+		}
+		assertThat(count("shadow-login", "slowed") - slowedBefore).isEqualTo(2);
+		assertThat(output).contains("Shadow rate limit 'shadow-login' would have slowed down param:dave by PT0.5S");
+	}
+
+	@Test
+	void aWaitingRequestHoldsNoSlotOfAnotherPolicy() throws Exception {
+		attempt("/login-one", "erin", "wrong");
+		attempt("/login-one", "erin", "wrong");
+		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-one", "erin", "wrong"));
+		awaitWaiting();
+		Timed other = attempt("/login-one", "fred", "wrong");
+		assertThat(other.status()).as("the one slot is free while erin waits").isEqualTo(401);
+		assertThat(slowed.get(10, TimeUnit.SECONDS).status()).as("erin takes the slot again after the wait").isEqualTo(401);
+	}
+
+	@Test
+	void aRequestWhoseSlotIsTakenWhenItsTurnComesGetsItsLockoutAndGivesItsAttemptBack() throws Exception {
+		attempt("/login-one", "gina", "wrong");
+		attempt("/login-one", "gina", "wrong");
+		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-one", "gina", "wrong"));
+		awaitWaiting();
+		CompletableFuture<Timed> holder = CompletableFuture
+			.supplyAsync(() -> attempt("/login-one", "hank", "wrong&slowMillis=" + (4 * FIRST_DELAY)));
+		Timed refused = slowed.get(10, TimeUnit.SECONDS);
+		assertThat(refused.status()).as("the slot is hank's when gina's turn comes").isEqualTo(429);
+		assertThat(refused.response().headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(holder.get(10, TimeUnit.SECONDS).status()).isEqualTo(401);
+		Timed next = attempt("/login", "gina", "wrong");
+		assertThat(next.response().headers().firstValue("X-RateLimit-Remaining"))
+			.as("the refused attempt was given back: 2 failures before, this one the third").hasValue("2");
+	}
+
+	@Test
+	void aRuntimeChangeThatLeavesNothingToSlowDownIsAnswered400() {
+		HttpResponse<String> refused = this.http.postJson("/actuator/ratelimits/login", "{\"limit\": 2}");
+		assertThat(refused.statusCode()).isEqualTo(400);
+		assertThat(refused.body()).contains("rate-limit.policies.login.burst")
+			.contains("the burst (2) would not be above slow-down.after (2)");
+		assertThat(this.http.get("/actuator/ratelimits/login").body()).contains("\"limit\":5");
+	}
+
+	/** Waits until a request is slowed down (its wait started), on the metrics. */
+	private void awaitWaiting() throws InterruptedException {
+		double before = count("login", "slowed");
+		for (int i = 0; i < 200 && count("login", "slowed") == before; i++) {
+			Thread.sleep(5);
+		}
+	}
+
+	private Timed attempt(String path, String username, String password) {
+		long start = System.nanoTime();
+		HttpResponse<String> response = this.http.post(path, "username=" + username + "&password=" + password);
+		return new Timed(response, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+	}
+
+	private double count(String policy, String outcome) {
+		Counter counter = this.meters.find("ratelimit.decisions").tag("policy", policy).tag("outcome", outcome).counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	record Timed(HttpResponse<String> response, long millis) {
+
+		int status() {
+			return this.response.statusCode();
+		}
+
+	}
+
+}

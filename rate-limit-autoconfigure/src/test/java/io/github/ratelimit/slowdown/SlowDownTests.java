@@ -168,7 +168,7 @@ class SlowDownTests {
 		HttpResponse<String> refused = this.http.postJson("/actuator/ratelimits/login", "{\"limit\": 2}");
 		assertThat(refused.statusCode()).isEqualTo(400);
 		assertThat(refused.body()).contains("rate-limit.policies.login.burst")
-			.contains("the burst (2) would not be above slow-down.after (2)");
+			.contains("the burst (2) would be no more than slow-down.after (2)");
 		assertThat(this.http.get("/actuator/ratelimits/login").body()).contains("\"limit\":5");
 	}
 

@@ -154,7 +154,7 @@ final class PolicyLimits {
 			RateLimitPolicy.Change change) {
 		PolicyDefinition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
 		Limit limit = changed.limit(this.algorithm);
-		checkBurst(limit, base.originPrefix(), "the burst (" + limit.burst() + ")", "Raise the burst or the limit");
+		checkBurst(limit, base.originPrefix(), "the burst (" + limit.burst() + ") would be", "Raise the burst or the limit");
 		Map<String, Limit> plans = plans(changed, (change.plans() != null) ? change.plans() : basePlans);
 		return new InForce(limit, plans);
 	}
@@ -176,8 +176,8 @@ final class PolicyLimits {
 			}
 			PolicyDefinition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
 			Limit limit = definition.limit(this.algorithm);
-			checkBurst(limit, prefix, "the burst of plan '" + name + "' (" + limit.burst() + ")",
-					"Raise the plan's burst or limit");
+			checkBurst(limit, prefix, "the burst of plan '" + name + "' (" + limit.burst() + ") is",
+					"Raise the plan's burst or limit, or lower the cost");
 			limits.put(name.trim(), limit);
 		});
 		return Collections.unmodifiableMap(limits);
@@ -187,20 +187,21 @@ final class PolicyLimits {
 	 * Checks a burst, the policy's or a plan's, against what depends on it: the cost of a request, and the
 	 * units spent before requests are slowed down, which must leave units to slow down before the lockout.
 	 * @param prefix the property prefix of the policy or plan ({@code .burst} is named)
-	 * @param burst how the failure names the burst
+	 * @param burstIs how the failure starts, naming the burst, e.g. {@code the burst (4) would be}
+	 * @param action what a burst below the cost says to do
 	 */
-	private void checkBurst(Limit limit, String prefix, String burst, String action) {
+	private void checkBurst(Limit limit, String prefix, String burstIs, String action) {
 		long cost = this.highestCost.get();
 		if (cost > limit.burst()) {
 			throw new RateLimitConfigurationException(prefix + ".burst",
-					burst + " would be below the cost of a request (" + cost + ")", action + ", or lower the cost");
+					burstIs + " below the cost of a request (" + cost + ")", action);
 		}
 		RateLimitPolicy.SlowDown slowDown = this.slowDown;
 		if (slowDown != null && slowDown.after() >= limit.burst()) {
 			throw new RateLimitConfigurationException(prefix + ".burst",
-					burst + " would not be above slow-down.after (" + slowDown.after()
+					burstIs + " no more than slow-down.after (" + slowDown.after()
 							+ "): a key would be locked out before any request of it is slowed down",
-					action + ", or lower slow-down.after");
+					"Raise the burst, or lower slow-down.after");
 		}
 	}
 

@@ -79,7 +79,7 @@ class SlowDownFormulaTests {
 		assertThatExceptionOfType(RateLimitConfigurationException.class)
 			.isThrownBy(() -> login.replace(new RateLimitPolicy.Change(2L, null, null, null)))
 			.satisfies((ex) -> assertThat(ex.getOrigin()).isEqualTo("rate-limit.policies.login.burst"))
-			.withMessageContaining("the burst (2) would not be above slow-down.after (2)");
+			.withMessageContaining("the burst (2) would be no more than slow-down.after (2)");
 		assertThat(login.limit().limit()).as("nothing changed").isEqualTo(5);
 		RateLimitPolicy planned = login(Algorithm.TOKEN_BUCKET, 5, 1).withPlans("header:X-Plan", Map.of(), this.keyResolvers,
 				"rate-limit.policies.login").withSlowDown(slowDown(2, "1s", "8s"), "slow-down");

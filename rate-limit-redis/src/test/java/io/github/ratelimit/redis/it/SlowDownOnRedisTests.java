@@ -1,0 +1,123 @@
+package io.github.ratelimit.redis.it;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.github.ratelimit.redis.TestRedis;
+import io.github.ratelimit.redis.TestRedisCluster;
+import io.github.ratelimit.testsupport.AtOnce;
+import io.github.ratelimit.testsupport.Http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code slow-down} shared by two application instances on one Redis (standalone, and a three-master
+ * Cluster), on the wall clock: 5 failures per user, slowed once 2 are spent (300 ms, 600 ms, at most
+ * 900 ms), then locked out, whichever instance each attempt reaches. The delay needs no store call of its
+ * own: it comes from the budget's reply.
+ */
+class SlowDownOnRedisTests {
+
+	private static final long DELAY = 300;
+
+	private static TestRedis redis;
+
+	private static TestRedisCluster cluster;
+
+	@BeforeAll
+	static void startRedis() {
+		redis = TestRedis.start();
+		cluster = TestRedisCluster.start();
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		redis.close();
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@Test
+	void attemptsOnEitherInstanceAreSlowedDownThenLockedOut() {
+		try (ConfigurableApplicationContext first = RedisTestApplication.start(properties("spring.data.redis.port=" + redis.port()));
+				ConfigurableApplicationContext second = RedisTestApplication.start(properties("spring.data.redis.port=" + redis.port()))) {
+			List<Http> instances = List.of(new Http(RedisTestApplication.port(first)),
+					new Http(RedisTestApplication.port(second)));
+			String user = "ann-" + System.nanoTime();
+			List<Long> millis = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				Timed timed = guess(instances.get(i % 2), user);
+				assertThat(timed.status()).as("attempt %d", i + 1).isEqualTo(401);
+				millis.add(timed.millis());
+			}
+			assertThat(Math.max(millis.get(0), millis.get(1))).as("two failures at full speed").isLessThan(DELAY);
+			assertThat(millis.get(2)).as("after 2 failures").isGreaterThanOrEqualTo(DELAY);
+			assertThat(millis.get(3)).as("after 3, doubled").isGreaterThanOrEqualTo(2 * DELAY);
+			assertThat(millis.get(4)).as("after 4, max-delay").isGreaterThanOrEqualTo(3 * DELAY);
+			for (Http http : instances) {
+				Timed locked = guess(http, user);
+				assertThat(locked.status()).isEqualTo(429);
+				assertThat(locked.millis()).as("the lockout answers at once").isLessThan(DELAY);
+			}
+			Timed other = guess(instances.get(1), "bob-" + System.nanoTime());
+			assertThat(other.status()).isEqualTo(401);
+			assertThat(other.millis()).as("another user is not slowed").isLessThan(DELAY);
+		}
+	}
+
+	@Test
+	void twentyParallelAttemptsOnTwoInstancesOfAClusterAreSlowedAsIfTheyCameOneByOne() throws Exception {
+		String nodes = "spring.data.redis.cluster.nodes=" + cluster.nodes();
+		try (ConfigurableApplicationContext first = RedisTestApplication.start(properties(nodes));
+				ConfigurableApplicationContext second = RedisTestApplication.start(properties(nodes))) {
+			List<Http> instances = List.of(new Http(RedisTestApplication.port(first)),
+					new Http(RedisTestApplication.port(second)));
+			for (Http http : instances) {
+				assertThat(guess(http, "warm-up").status()).isEqualTo(401);
+			}
+			String user = "carl-" + System.nanoTime();
+			List<Timed> answers = Collections.synchronizedList(new ArrayList<>());
+			Map<Integer, Integer> statuses = AtOnce.statuses(20, (i) -> () -> {
+				Timed timed = guess(instances.get(i % 2), user);
+				answers.add(timed);
+				return timed.status();
+			});
+			assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(401, 5, 429, 15));
+			List<Long> failures = answers.stream().filter((t) -> t.status() == 401).map(Timed::millis).sorted().toList();
+			assertThat(failures.subList(2, 5)).satisfiesExactly((third) -> assertThat(third).isGreaterThanOrEqualTo(DELAY),
+					(fourth) -> assertThat(fourth).isGreaterThanOrEqualTo(2 * DELAY),
+					(fifth) -> assertThat(fifth).isGreaterThanOrEqualTo(3 * DELAY));
+		}
+	}
+
+	private static String[] properties(String redisProperty) {
+		return new String[] { redisProperty, "rate-limit.store.redis.timeout=2s", "rate-limit.store.redis.on-failure=deny",
+				"rate-limit.delay.park=true", "server.tomcat.threads.max=64", "rate-limit.policies.login.limit=5",
+				"rate-limit.policies.login.period=15m", "rate-limit.policies.login.key=param:user",
+				"rate-limit.policies.login.count=failures", "rate-limit.policies.login.slow-down.after=2",
+				"rate-limit.policies.login.slow-down.delay=" + DELAY + "ms",
+				"rate-limit.policies.login.slow-down.max-delay=" + (3 * DELAY) + "ms", "rate-limit.rules[4].path=/guess",
+				"rate-limit.rules[4].policies=login" };
+	}
+
+	private static Timed guess(Http http, String user) {
+		long start = System.nanoTime();
+		HttpResponse<String> response = http.post("/guess", "user=" + user + "&ok=false");
+		return new Timed(response.statusCode(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+	}
+
+	record Timed(int status, long millis) {
+	}
+
+}

@@ -355,13 +355,16 @@ public class RateLimitProperties {
 	 * rate-limit.store.redis.on-failure when not set. No effect with the in-process store.
 	 * @param slowDown Slowing requests down once part of a key's budget is spent, before it is locked out
 	 * (brute-force protection): not with on-limit delay nor concurrency.
+	 * @param ban Banning a key that keeps running into the limit: refused at once for a while, its budget not
+	 * asked (not with concurrency).
 	 */
 	public record Policy(@DefaultValue("token-bucket") Algorithm algorithm, @Nullable Long limit,
 			@Nullable Duration period, @Nullable Long burst, @DefaultValue("ip") String key,
 			@DefaultValue("1") long cost, @DefaultValue("reject") OnLimit onLimit,
 			@DefaultValue("0s") Duration maxDelay, @DefaultValue("all") CountMode count, boolean shadow,
 			@Nullable String plan, @DefaultValue Map<String, RateLimitPolicy.Plan> plans,
-			@Nullable String exemptWhen, @Nullable OnFailure onFailure, RateLimitPolicy.@Nullable SlowDown slowDown) {
+			@Nullable String exemptWhen, @Nullable OnFailure onFailure, RateLimitPolicy.@Nullable SlowDown slowDown,
+			RateLimitPolicy.@Nullable BanSettings ban) {
 	}
 
 	/**

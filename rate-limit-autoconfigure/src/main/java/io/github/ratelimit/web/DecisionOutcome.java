@@ -22,6 +22,12 @@ public enum DecisionOutcome {
 	 */
 	SLOWED,
 
+	/**
+	 * Rejected (429) at once because its key is banned ({@code ban}): it kept running into the limit. The
+	 * rejection that started the ban is counted so too.
+	 */
+	BANNED,
+
 	/** A shadow policy would have rejected it; it went through. */
 	SHADOW_REJECTED,
 

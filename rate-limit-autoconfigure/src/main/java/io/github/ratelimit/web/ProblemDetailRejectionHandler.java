@@ -3,6 +3,8 @@ package io.github.ratelimit.web;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,7 @@ import org.springframework.http.server.ServletServerHttpResponse;
  * Answers a rejection with {@code 429 Too Many Requests}, {@code Cache-Control: no-store} and an
  * RFC 9457 {@code application/problem+json} body of type
  * {@code https://iana.org/assignments/http-problem-types#quota-exceeded}, with the extension member
- * {@code violated-policies}.
+ * {@code violated-policies}, and {@code banned-until} (an RFC 3339 time) when a ban refused the request.
  * <p>
  * The body is written by the application's own HTTP message converters (those Spring MVC writes its
  * responses with), so the application's JSON library and settings apply. Its members keep their
@@ -87,8 +89,11 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	protected ProblemDetail problem(HttpServletRequest request, RateLimitResult result) {
 		List<String> violated = result.violatedPolicies();
 		long retryAfter = result.retryAfterSeconds();
+		List<String> banned = result.bannedPolicies();
+		Instant bannedUntil = banned.isEmpty() ? null : Instant.now().plusSeconds(retryAfter).truncatedTo(ChronoUnit.SECONDS);
 		String detail = "Rate limit exceeded for " + String.join(", ", violated.stream().map((n) -> "'" + n + "'").toList())
-				+ "; retry after " + retryAfter + ((retryAfter == 1) ? " second." : " seconds.");
+				+ ((bannedUntil != null) ? "; banned until " + bannedUntil : "") + "; retry after " + retryAfter
+				+ ((retryAfter == 1) ? " second." : " seconds.");
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
 		problem.setType(QUOTA_EXCEEDED);
 		problem.setTitle("Too Many Requests");
@@ -97,6 +102,9 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 			problem.setInstance(instance);
 		}
 		problem.setProperty("violated-policies", violated);
+		if (bannedUntil != null) {
+			problem.setProperty("banned-until", bannedUntil.toString());
+		}
 		return problem;
 	}
 

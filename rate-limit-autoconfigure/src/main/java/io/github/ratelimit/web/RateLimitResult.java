@@ -36,6 +36,15 @@ public interface RateLimitResult {
 	List<String> violatedPolicies();
 
 	/**
+	 * Returns the names of the violated policies that refused the request because its key is banned
+	 * ({@code ban}): for them, {@link #retryAfterSeconds()} is the rest of the ban.
+	 * @return the names; empty by default, and when no ban applies
+	 */
+	default List<String> bannedPolicies() {
+		return List.of();
+	}
+
+	/**
 	 * Returns how long the client should wait before the same request is allowed: whole seconds,
 	 * rounded up, at least 1, and never earlier than the {@code t} (the time until additional quota)
 	 * of a violated policy.

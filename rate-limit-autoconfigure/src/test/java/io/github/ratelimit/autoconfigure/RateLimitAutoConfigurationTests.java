@@ -206,6 +206,56 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues(properties.toArray(String[]::new)).run(failsWith(message));
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			ban.after=0                              | rate-limit.policies.login.ban.after: after must be at least 1, was 0. Set how many lockout answers ban a key, e.g. 3
+			ban.after=                               | rate-limit.policies.login.ban.after: no after is set
+			ban.duration=                            | rate-limit.policies.login.ban.duration: no duration is set
+			ban.duration=0s                          | rate-limit.policies.login.ban.duration: it must be positive and at most 100 years, was PT0S
+			ban.duration=24                          | rate-limit.policies.login.ban.duration: the duration '24' has no unit
+			ban.within=60                            | rate-limit.policies.login.ban.within: the duration '60' has no unit
+			ban.within=-1h                           | rate-limit.policies.login.ban.within: it must be positive and at most 100 years, was PT-1H
+			algorithm=concurrency;period=            | rate-limit.policies.login.ban: ban does not apply to algorithm: concurrency
+			""")
+	void badBanFailsTheStartNamingTheProperty(String settings, String message) {
+		List<String> properties = new ArrayList<>(List.of("rate-limit.policies.login.limit=5",
+				"rate-limit.policies.login.period=15m", "rate-limit.policies.login.ban.after=3",
+				"rate-limit.policies.login.ban.duration=24h"));
+		for (String setting : settings.split(";")) {
+			properties.add("rate-limit.policies.login." + setting);
+		}
+		this.runner.withPropertyValues(properties.toArray(String[]::new)).run(failsWith(message));
+	}
+
+	@Test
+	void aBanOnAStoreThatBansNobodyFailsTheStart() {
+		this.runner.withBean(RateLimitStore.class, () -> new RateLimitStore() {
+
+			@Override
+			public Decision tryAcquire(Acquisition acquisition) {
+				return Decision.allowed(1, 1, 0);
+			}
+
+			@Override
+			public Decision release(Acquisition acquisition) {
+				return Decision.allowed(1, 1, 0);
+			}
+
+			@Override
+			public Decision peek(Acquisition acquisition) {
+				return Decision.allowed(1, 1, 0);
+			}
+
+			@Override
+			public void reset(String limitId, String key) {
+			}
+
+		}).withPropertyValues("rate-limit.policies.login.limit=5", "rate-limit.policies.login.period=15m",
+				"rate-limit.policies.login.ban.after=3", "rate-limit.policies.login.ban.duration=24h")
+			.run(failsWith("rate-limit.policies.login.ban: the store "))
+			.run(failsWith("does not ban keys. Use rate-limit.store.type caffeine or redis, or remove ban"));
+	}
+
 	@Test
 	void aSlowDownIsAllowedUnderEveryAlgorithmWithABudgetAndEveryCount() {
 		for (String algorithm : List.of("token-bucket", "leaky-bucket", "fixed-window", "sliding-window-log",

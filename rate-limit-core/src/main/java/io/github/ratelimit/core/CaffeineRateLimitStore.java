@@ -85,6 +85,9 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 
 	private final ConcurrentMap<String, RateTable> tables = new ConcurrentHashMap<>();
 
+	/** The bans of the limits whose acquisitions carry one ({@link Ban}), by limit id. */
+	private final ConcurrentMap<String, BanTable> banTables = new ConcurrentHashMap<>();
+
 	private final ConcurrentMap<String, ConcurrencyTable> concurrencyTables = new ConcurrentHashMap<>();
 
 	/**
@@ -203,8 +206,38 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		return refused;
 	}
 
-	/** As {@link #tryAcquire}, with the mark of what was taken: the same quiet fast path for a tracked key. */
+	/**
+	 * Admits an acquisition whose key may be banned ({@link Ban}): a banned key is rejected without asking
+	 * its budget; a rejection of its budget counts towards a ban, and the one that starts it answers with it.
+	 */
+	private Receipt admitUnlessBanned(Acquisition acquisition, Ban ban) {
+		BanTable bans = this.banTables.computeIfAbsent(acquisition.limitId(),
+				(id) -> new BanTable(this.maximumSize, this.clock.nanos()));
+		long bannedNanos = bans.bannedNanos(acquisition.key(), this.clock.nanos());
+		if (bannedNanos > 0) {
+			return banned(acquisition, bannedNanos, Receipt.NO_MARK);
+		}
+		Receipt receipt = admitBudget(acquisition);
+		if (receipt.decision().isAllowed() || !bans.strike(acquisition.key(), this.clock.nanos(), ban)) {
+			return receipt;
+		}
+		return banned(acquisition, ban.durationNanos(), Receipt.BAN_STARTED);
+	}
+
+	/** The receipt of an acquisition of a banned key: rejected for the rest of the ban, nothing taken. */
+	static Receipt banned(Acquisition acquisition, long restNanos, long mark) {
+		long limit = acquisition.limit().limit();
+		return new Receipt(acquisition, Decision.rejected(limit, 0, restNanos, restNanos, restNanos), mark,
+				Receipt.Place.BANNED);
+	}
+
 	private Receipt admit(Acquisition acquisition) {
+		Ban ban = acquisition.ban();
+		return (ban != null) ? admitUnlessBanned(acquisition, ban) : admitBudget(acquisition);
+	}
+
+	/** As {@link #tryAcquire}, with the mark of what was taken: the same quiet fast path for a tracked key. */
+	private Receipt admitBudget(Acquisition acquisition) {
 		Limit limit = acquisition.limit();
 		if (limit.algorithm() == Algorithm.CONCURRENCY) {
 			return new Receipt(acquisition, tryAcquire(acquisition), Receipt.NO_MARK, Receipt.Place.STORE);
@@ -286,6 +319,21 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		if (table != null) {
 			table.reset(key);
 		}
+		BanTable bans = this.banTables.get(limitId);
+		if (bans != null) {
+			bans.reset(key);
+		}
+	}
+
+	@Override
+	public boolean bans() {
+		return true;
+	}
+
+	@Override
+	public long bannedNanos(Acquisition acquisition) {
+		BanTable bans = this.banTables.get(acquisition.limitId());
+		return (bans != null) ? bans.bannedNanos(acquisition.key(), this.clock.nanos()) : 0;
 	}
 
 	/**
@@ -295,6 +343,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	@Override
 	public void resetAll() {
 		this.tables.clear();
+		this.banTables.clear();
 		// Concurrency slots too; a request still in flight then releases a key the table no longer holds,
 		// which at most frees an overflow counter early, as after a reset of that one key.
 		this.concurrencyTables.clear();
@@ -330,6 +379,12 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	public long overflowDecisions(String limitId) {
 		RateTable table = this.tables.get(limitId);
 		return (table != null) ? table.overflowDecisions() : 0;
+	}
+
+	/** How many keys one limit's ban table holds (bans and counts towards them): for tests. */
+	long banTableSize(String limitId) {
+		BanTable bans = this.banTables.get(limitId);
+		return (bans != null) ? bans.size() : 0;
 	}
 
 	void cleanUp() {

@@ -135,6 +135,25 @@ public interface RateLimitStore {
 	void reset(String limitId, String key);
 
 	/**
+	 * Returns how long a key stays banned ({@link Ban}); {@link #reset} lifts a ban.
+	 * @param acquisition the key, its limit and its ban
+	 * @return nanoseconds; 0 when it is not banned (the default: a store that bans nobody)
+	 * @throws IllegalStateException when a shared store cannot read it now
+	 */
+	default long bannedNanos(Acquisition acquisition) {
+		return 0;
+	}
+
+	/**
+	 * Returns whether {@link #admitAll} bans keys whose acquisitions carry a {@link Ban}: the starter refuses
+	 * to start with a policy that bans on a store that does not.
+	 * @return {@code false} by default: this interface's {@code admitAll} ignores bans
+	 */
+	default boolean bans() {
+		return false;
+	}
+
+	/**
 	 * Forgets every budget of this store, so that all are whole again: for tests, which want each test
 	 * to start with full budgets (the rate-limit-test artifact calls it after each test). Not meant for
 	 * production: on a shared store it resets every instance's budgets at once.

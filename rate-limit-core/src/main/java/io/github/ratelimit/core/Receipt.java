@@ -29,6 +29,9 @@ public record Receipt(Acquisition acquisition, Decision decision, long mark, Pla
 	/** The mark of a store that keeps none: its give-back is its {@link RateLimitStore#release}. */
 	public static final long NO_MARK = Long.MIN_VALUE;
 
+	/** The mark of the {@link Place#BANNED} receipt whose rejection started the ban. */
+	public static final long BAN_STARTED = 1;
+
 	public Receipt {
 		Objects.requireNonNull(acquisition, "acquisition");
 		Objects.requireNonNull(decision, "decision");
@@ -73,7 +76,14 @@ public record Receipt(Acquisition acquisition, Decision decision, long mark, Pla
 		 * through ({@code allow}) or refused it ({@code deny}); or another budget of the same request
 		 * rejected it and what it took was given back at once.
 		 */
-		NOWHERE
+		NOWHERE,
+
+		/**
+		 * Nowhere, because the key is banned ({@link Ban}): its budget was not asked, and the decision's
+		 * retry-after is the rest of the ban. The receipt of the rejection that started the ban has the
+		 * mark {@link #BAN_STARTED}; the others have {@link #NO_MARK}.
+		 */
+		BANNED
 
 	}
 }

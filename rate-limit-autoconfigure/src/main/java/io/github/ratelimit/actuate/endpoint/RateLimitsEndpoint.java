@@ -1,6 +1,7 @@
 package io.github.ratelimit.actuate.endpoint;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -165,11 +166,14 @@ public class RateLimitsEndpoint {
 	}
 
 	private KeyDescriptor describe(RateLimitPolicy policy, String key) {
-		Decision state = this.store.peek(new Acquisition(policy.id(), policy.limit(), key, 1));
+		Acquisition acquisition = policy.acquisitionOf(key);
+		Decision state = this.store.peek(acquisition);
 		// A concurrency limit's free slots say how many of the key's requests are in flight (one read).
 		Long inFlight = policy.limit().algorithm().isRate() ? null : Math.max(0, state.limit() - state.remaining());
+		long bannedNanos = policy.bans() ? this.store.bannedNanos(acquisition) : 0;
 		return new KeyDescriptor(policy.name(), key, state.limit(), state.remaining(),
-				Duration.ofNanos(state.resetNanos()).toMillis(), inFlight);
+				Duration.ofNanos(state.resetNanos()).toMillis(), inFlight,
+				(bannedNanos > 0) ? Instant.now().plusNanos(bannedNanos) : null);
 	}
 
 	/**
@@ -321,8 +325,9 @@ public class RateLimitsEndpoint {
 	 * @param remaining the tokens left now
 	 * @param resetMillis milliseconds until the budget is whole again (0 for a concurrency limit)
 	 * @param inFlight for a concurrency limit, the key's requests in flight; {@code null} for a rate
+	 * @param bannedUntil when the key's ban ends; {@code null} when it is not banned
 	 */
 	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis,
-			@Nullable Long inFlight) {
+			@Nullable Long inFlight, @Nullable Instant bannedUntil) {
 	}
 }

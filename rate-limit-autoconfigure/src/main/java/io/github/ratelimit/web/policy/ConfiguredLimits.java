@@ -168,6 +168,9 @@ public final class ConfiguredLimits {
 			if (policy.slowDown() != null) {
 				defined = defined.withSlowDown(policy.slowDown(), prefix + ".slow-down");
 			}
+			if (policy.ban() != null) {
+				defined = defined.withBan(policy.ban(), prefix + ".ban");
+			}
 			policies.put(name, defined);
 		});
 		return new RateLimitPolicies(policies);
@@ -221,14 +224,15 @@ public final class ConfiguredLimits {
 			return super.onSuccess(name, target, context, result);
 		}
 
-		/** A policy's period or max-delay, a plan's period, or a slow-down's delay or max-delay. */
+		/** A policy's period or max-delay, a plan's period, a slow-down's delay or max-delay, a ban's durations. */
 		private static boolean isDuration(ConfigurationPropertyName name) {
 			String last = name.getLastElement(Form.UNIFORM);
 			int elements = name.getNumberOfElements();
 			String group = (elements > 4) ? name.getElement(3, Form.UNIFORM) : "";
 			return POLICIES.isAncestorOf(name) && switch (elements) {
 				case 4 -> last.equals("period") || last.equals("maxdelay");
-				case 5 -> group.equals("slowdown") && (last.equals("delay") || last.equals("maxdelay"));
+				case 5 -> (group.equals("slowdown") && (last.equals("delay") || last.equals("maxdelay")))
+						|| (group.equals("ban") && (last.equals("within") || last.equals("duration")));
 				case 6 -> group.equals("plans") && last.equals("period");
 				default -> false;
 			};

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Ban;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.OnLimit;
@@ -42,6 +43,9 @@ final class PolicyLimits {
 
 	/** Slowing requests down once part of the budget is spent (validated), or {@code null}. */
 	private volatile RateLimitPolicy.@Nullable SlowDown slowDown;
+
+	/** When a key that keeps running into the limit is banned, or {@code null}. */
+	private volatile @Nullable Ban ban;
 
 	PolicyLimits(PolicyDefinition definition, Limit limit, long cost) {
 		this.definition = definition;
@@ -252,5 +256,43 @@ final class PolicyLimits {
 	/** Whether the policy slows requests down. */
 	boolean slowsDown() {
 		return this.slowDown != null;
+	}
+
+	/**
+	 * Bans a key that keeps running into the policy's limit, validated here.
+	 * @param prefix the property prefix of the values, e.g. {@code rate-limit.policies.login.ban}
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	synchronized void ban(RateLimitPolicy.BanSettings settings, String prefix) {
+		if (this.algorithm == Algorithm.CONCURRENCY) {
+			throw new RateLimitConfigurationException(prefix, "ban does not apply to algorithm: concurrency, whose "
+					+ "requests are refused only while others of the key are in flight",
+					"Remove ban, or use a rate algorithm such as token-bucket");
+		}
+		Long after = settings.after();
+		if (after == null || after < 1) {
+			throw new RateLimitConfigurationException(prefix + ".after",
+					(after == null) ? "no after is set" : "after must be at least 1, was " + after,
+					"Set how many lockout answers ban a key, e.g. 3");
+		}
+		Duration within = (settings.within() != null) ? settings.within() : this.definition.period();
+		this.ban = new Ban(after, positive(within, prefix + ".within", "e.g. 1h (the default is the policy's period)"),
+				positive(settings.duration(), prefix + ".duration", "e.g. 24h"));
+	}
+
+	private static long positive(@Nullable Duration duration, String property, String example) {
+		if (duration == null || duration.isNegative() || duration.isZero()
+				|| duration.compareTo(Duration.ofDays(365 * 100L)) > 0) {
+			throw new RateLimitConfigurationException(property,
+					(duration == null) ? "no " + property.substring(property.lastIndexOf('.') + 1) + " is set"
+							: "it must be positive and at most 100 years, was " + duration,
+					"Set how long, " + example);
+		}
+		return duration.toNanos();
+	}
+
+	/** How a key that keeps running into the limit is banned, or {@code null}. */
+	@Nullable Ban ban() {
+		return this.ban;
 	}
 }

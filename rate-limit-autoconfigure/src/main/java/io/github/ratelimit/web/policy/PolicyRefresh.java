@@ -77,7 +77,7 @@ public final class PolicyRefresh implements ApplicationListener<EnvironmentChang
 			}
 			RateLimitProperties.Policy before = this.bound.get(name);
 			if (before != null && !sameRestartOnlySettings(before, now)) {
-				unapplied.add(name + " (algorithm, key, cost, on-limit, max-delay, count, shadow, plan, exempt-when or slow-down)");
+				unapplied.add(name + " (algorithm, key, cost, on-limit, max-delay, count, shadow, plan, exempt-when, slow-down or ban)");
 			}
 			this.policies.reconfigure(name, now.limit(), now.period(), now.burst(), now.plans());
 		}
@@ -109,6 +109,7 @@ public final class PolicyRefresh implements ApplicationListener<EnvironmentChang
 		return a.algorithm() == b.algorithm() && Objects.equals(a.key(), b.key()) && a.cost() == b.cost()
 				&& a.onLimit() == b.onLimit() && Objects.equals(a.maxDelay(), b.maxDelay()) && a.count() == b.count()
 				&& a.shadow() == b.shadow() && Objects.equals(a.plan(), b.plan())
-				&& Objects.equals(a.exemptWhen(), b.exemptWhen()) && Objects.equals(a.slowDown(), b.slowDown());
+				&& Objects.equals(a.exemptWhen(), b.exemptWhen()) && Objects.equals(a.slowDown(), b.slowDown())
+				&& Objects.equals(a.ban(), b.ban());
 	}
 }

@@ -207,6 +207,27 @@ public final class RateLimitPolicy {
 	}
 
 	/**
+	 * Bans a key that keeps running into this policy's limit (shared by every copy of the policy but its
+	 * shadow ones, which never change a response).
+	 * @param settings the values
+	 * @param prefix the property prefix of the values, e.g. {@code rate-limit.policies.login.ban}
+	 * @return this policy
+	 * @throws RateLimitConfigurationException naming the bad value's property
+	 */
+	public RateLimitPolicy withBan(BanSettings settings, String prefix) {
+		this.limits.ban(settings, prefix);
+		return this;
+	}
+
+	/**
+	 * Returns whether this policy bans keys ({@code ban}).
+	 * @return {@code true} when it does
+	 */
+	public boolean bans() {
+		return this.limits.ban() != null;
+	}
+
+	/**
 	 * Returns how long a request this policy allowed waits before it proceeds ({@code slow-down}), from the
 	 * key's state its decision reports, attempts in flight included: the units spent before this request
 	 * are {@code burst - remaining - cost}.
@@ -405,7 +426,17 @@ public final class RateLimitPolicy {
 			}
 			key = fallBack(request, ex, fallback);
 		}
-		return new Acquisition(this.id, limit(), key, this.cost, this.maxDelayNanos);
+		return new Acquisition(this.id, limit(), key, this.cost, this.maxDelayNanos, this.shadow ? null : this.limits.ban());
+	}
+
+	/**
+	 * Builds an acquisition of one unit of a key's budget, as a request of this policy would make it: to read
+	 * the key's state (the actuator).
+	 * @param key the key as stored, e.g. {@code param:alice}
+	 * @return the acquisition, with the policy's ban
+	 */
+	public Acquisition acquisitionOf(String key) {
+		return new Acquisition(this.id, limit(), key, 1, 0, this.shadow ? null : this.limits.ban());
 	}
 
 	/**
@@ -578,6 +609,17 @@ public final class RateLimitPolicy {
 			return this;
 		}
 
+	}
+
+	/**
+	 * Banning a key that keeps running into the limit. Bound from {@code rate-limit.policies.<name>.ban}.
+	 *
+	 * @param after Lockout answers (429s of this policy because the key's budget was spent) that ban the key;
+	 * at least 1.
+	 * @param within How long after the first of them they count; the policy's period when unset.
+	 * @param duration How long the key is banned: every request of it is refused at once, its budget not asked.
+	 */
+	public record BanSettings(@Nullable Long after, @Nullable Duration within, @Nullable Duration duration) {
 	}
 
 	/**

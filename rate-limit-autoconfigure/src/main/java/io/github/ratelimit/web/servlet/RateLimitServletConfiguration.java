@@ -45,6 +45,7 @@ import io.github.ratelimit.web.policy.ChangeFieldsCheck;
 import io.github.ratelimit.web.policy.ConfiguredLimits;
 import io.github.ratelimit.web.policy.PolicyRefresh;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
@@ -125,13 +126,20 @@ public class RateLimitServletConfiguration {
 	@Bean
 	RequestLimiter rateLimitRequestLimiter(RateLimitProperties properties, ObjectProvider<RateLimitStore> store,
 			ObjectProvider<DecisionRecorder> recorder, RejectionLog rejectionLog, KeyResolvers keyResolvers,
-			ClientIpResolver clientIpResolver) {
+			ClientIpResolver clientIpResolver, RateLimitPolicies policies) {
 		RateLimitStore rateLimitStore = store.getIfAvailable();
 		if (rateLimitStore == null) {
 			throw new RateLimitConfigurationException("rate-limit.store.type",
 					"store type '" + properties.getStore().getType().name().toLowerCase(Locale.ROOT)
 							+ "' has no store on the classpath",
 					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
+		}
+		for (RateLimitPolicy policy : policies.all()) {
+			if (policy.bans() && !rateLimitStore.bans()) {
+				throw new RateLimitConfigurationException("rate-limit.policies." + policy.name() + ".ban",
+						"the store " + rateLimitStore.getClass().getName() + " does not ban keys",
+						"Use rate-limit.store.type caffeine or redis, or remove ban");
+			}
 		}
 		int maxWaiting = properties.getDelay().getMaxWaiting();
 		if (maxWaiting <= 0) {

@@ -61,6 +61,21 @@ final class RejectionLog {
 		log(policy, acquisition, shadow, "slowed down", " by " + Duration.ofNanos(waitNanos), "slow-downs");
 	}
 
+	/**
+	 * Logs a request of a banned key: once per ban, when it starts (throttled as rejections are, so that a
+	 * flood of banned keys cannot flood the log), at DEBUG afterwards.
+	 * @param restNanos the rest of the ban
+	 * @param started whether this request's rejection started the ban
+	 */
+	void banned(RateLimitPolicy policy, Acquisition acquisition, long restNanos, boolean started) {
+		if (started) {
+			log(policy, acquisition, false, "banned", " for " + Duration.ofNanos(restNanos), "bans");
+		}
+		else if (this.log.isDebugEnabled()) {
+			this.log.debug("Rate limit '" + policy.name() + "' refused banned " + printable(acquisition.key()));
+		}
+	}
+
 	private void log(RateLimitPolicy policy, Acquisition acquisition, boolean shadow, String verb, String detail,
 			String events) {
 		String what = (shadow ? "Shadow rate limit '" : "Rate limit '") + policy.name() + "' "

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.RateLimitResult;
 
 /**
@@ -80,6 +81,12 @@ final class RequestDecision implements RateLimitResult {
 	public List<String> violatedPolicies() {
 		return this.checks.stream().filter((check) -> !check.decision().isAllowed()).map((check) -> check.policy().name())
 			.toList();
+	}
+
+	@Override
+	public List<String> bannedPolicies() {
+		return this.checks.stream().filter((check) -> check.receipt().place() == Receipt.Place.BANNED)
+			.map((check) -> check.policy().name()).toList();
 	}
 
 	@Override

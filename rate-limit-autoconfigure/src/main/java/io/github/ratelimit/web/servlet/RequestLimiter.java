@@ -229,7 +229,11 @@ final class RequestLimiter {
 			DecisionOutcome outcome = outcome(decision, receipt.place(), allowed, policy.slowsDown());
 			this.recorder.decided(policy.name(),
 					(shadow && outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
-			if (!decision.isAllowed()) {
+			if (receipt.place() == Receipt.Place.BANNED) {
+				this.rejectionLog.banned(policy, acquisitions.get(i), decision.retryAfterNanos(),
+						receipt.mark() == Receipt.BAN_STARTED);
+			}
+			else if (!decision.isAllowed()) {
 				this.rejectionLog.rejected(policy, acquisitions.get(i), shadow);
 			}
 			else if (outcome == DecisionOutcome.SLOWED) {
@@ -374,6 +378,9 @@ final class RequestLimiter {
 	 */
 	private static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed,
 			boolean slowsDown) {
+		if (place == Receipt.Place.BANNED) {
+			return DecisionOutcome.BANNED;
+		}
 		if (place == Receipt.Place.LOCAL) {
 			return decision.isAllowed() ? DecisionOutcome.LOCAL_ALLOWED : DecisionOutcome.LOCAL_REJECTED;
 		}

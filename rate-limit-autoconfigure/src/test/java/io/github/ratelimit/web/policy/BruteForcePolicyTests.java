@@ -13,6 +13,7 @@ import org.springframework.boot.convert.DurationStyle;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Ban;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -29,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The delay of {@code slow-down}, from a key's state in a real store on a {@link ManualClock}: nothing
  * until {@code after} units are spent, then {@code delay}, doubling per unit, at most {@code max-delay},
- * and never for a rejection.
+ * and never for a rejection. And what a policy's {@code ban} asks of the store.
  */
-class SlowDownFormulaTests {
+class BruteForcePolicyTests {
 
 	private static final long SECOND = 1_000_000_000L;
 
@@ -96,6 +97,18 @@ class SlowDownFormulaTests {
 		Receipt failedOpen = new Receipt(acquisition, Decision.allowed(5, 5, 0), Receipt.NO_MARK,
 				Receipt.Place.NOWHERE);
 		assertThat(login.slowDownNanos(failedOpen)).isZero();
+	}
+
+	@Test
+	void aBanCountsWithinThePolicysPeriodByDefaultAndAShadowCopyNeverBans() {
+		RateLimitPolicy login = login(Algorithm.TOKEN_BUCKET, 5, 1)
+			.withBan(new RateLimitPolicy.BanSettings(3L, null, Duration.ofHours(24)), "rate-limit.policies.login.ban");
+		assertThat(login.acquisitionOf("param:alice").ban())
+			.isEqualTo(new Ban(3, Duration.ofMinutes(15).toNanos(), Duration.ofHours(24).toNanos()));
+		assertThat(login.inShadow().acquisitionOf("param:alice").ban()).isNull();
+		RateLimitPolicy within = login(Algorithm.TOKEN_BUCKET, 5, 1).withBan(
+				new RateLimitPolicy.BanSettings(3L, Duration.ofHours(1), Duration.ofHours(24)), "rate-limit.policies.login.ban");
+		assertThat(within.acquisitionOf("k").ban().withinNanos()).isEqualTo(Duration.ofHours(1).toNanos());
 	}
 
 	/** The waits of {@code attempts} attempts of one key, one after another; -1 for a rejection. */

@@ -1,4 +1,4 @@
-package io.github.ratelimit.slowdown;
+package io.github.ratelimit.bruteforce;
 
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * complete before it"; a lockout as "answered before the first delay".
  */
 @ExtendWith(OutputCaptureExtension.class)
-@SpringBootTest(classes = SlowDownApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = BruteForceApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "rate-limit.delay.park=true", "server.tomcat.threads.max=64",
 				"management.endpoints.web.exposure.include=ratelimits",
 				"rate-limit.policies.login.limit=5", "rate-limit.policies.login.period=15m",

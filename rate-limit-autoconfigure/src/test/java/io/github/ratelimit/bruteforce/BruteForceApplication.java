@@ -1,4 +1,4 @@
-package io.github.ratelimit.slowdown;
+package io.github.ratelimit.bruteforce;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.RestController;
  * (401). Which policies apply is up to each test's path rules; {@code slowMillis} makes the handler slow.
  */
 @SpringBootApplication
-public class SlowDownApplication {
+public class BruteForceApplication {
 
 	@Bean
 	SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
@@ -27,7 +27,7 @@ public class SlowDownApplication {
 	@RestController
 	static class LoginController {
 
-		@PostMapping({ "/login", "/shadow-login", "/login-one" })
+		@PostMapping({ "/login", "/shadow-login", "/login-one", "/banned-login" })
 		ResponseEntity<String> login(@RequestParam String username, @RequestParam String password,
 				@RequestParam(defaultValue = "0") long slowMillis) throws InterruptedException {
 			Thread.sleep(slowMillis);

@@ -72,7 +72,9 @@ final class Decider {
 	 */
 	Outcome decide(List<Acquisition> acquisitions, ScriptOp op, long deadline) {
 		// Never for a concurrency limit (RejectionCache#applies): its slots come back when requests end.
-		boolean cacheable = op == ScriptOp.ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0));
+		// Nor for an acquisition that may ban: its rejections count towards the ban in Redis.
+		boolean cacheable = op == ScriptOp.ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0))
+				&& acquisitions.get(0).ban() == null;
 		long sent = System.nanoTime();
 		Decision cached = cacheable ? this.rejections.find(acquisitions.get(0), sent) : null;
 		if (cached != null) {
@@ -99,8 +101,9 @@ final class Decider {
 		// tokens taken anyway is given back. A late release or check is harmless.
 		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.clock.deadline(node, deadline) : ServerClock.NONE;
 		// Never coalesced with a concurrency limit: each acquisition carries its own lease.
+		// Nor with a ban, which the batch formats do not carry.
 		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescer != null && this.runner.canSend()
-				&& this.nodes.oneLane(keys);
+				&& this.nodes.oneLane(keys) && !ScriptCodec.bans(acquisitions);
 		ReplyPart reply = !node.breaker().tryPass() ? null
 				: coalesce ? coalesced(node, acquisitions, keys, serverDeadline, deadline)
 						: alone(node, op, acquisitions, keys, serverDeadline, leases, deadline);
@@ -112,7 +115,8 @@ final class Decider {
 			return this.fallback.decide(acquisitions, op, leases);
 		}
 		this.nodes.onAnswer(node);
-		return new Outcome(reply.decisions(acquisitions), reply.serverTime(), null);
+		return new Outcome(reply.decisions(acquisitions), reply.serverTime(), null,
+				(op == ScriptOp.ACQUIRE && ScriptCodec.bans(acquisitions)) ? reply.bans(acquisitions.size()) : null);
 	}
 
 	/** A call of the request's own; {@code null} when it failed (counted). */

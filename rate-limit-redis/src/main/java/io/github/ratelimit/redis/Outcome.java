@@ -16,8 +16,13 @@ import io.github.ratelimit.core.Receipt;
  * @param decisions one per acquisition
  * @param serverTime the time the script read, when Redis decided
  * @param fallback the receipts on-failure made, {@code null} when Redis decided
+ * @param bans per acquisition, what its ban did ({@link ReplyPart#bans}), or {@code null} when none applies
  */
-record Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt> fallback) {
+record Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt> fallback, int @Nullable [] bans) {
+
+	Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt> fallback) {
+		this(decisions, serverTime, fallback, null);
+	}
 
 	Decision first() {
 		return this.decisions.get(0);
@@ -36,6 +41,12 @@ record Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt
 		for (int i = 0; i < acquisitions.size(); i++) {
 			Acquisition acquisition = acquisitions.get(i);
 			Decision decision = this.decisions.get(i);
+			int ban = (this.bans != null) ? this.bans[i] : ReplyPart.NOT_BANNED;
+			if (ban != ReplyPart.NOT_BANNED) {
+				receipts.add(new Receipt(acquisition, decision,
+						(ban == ReplyPart.BAN_STARTED) ? Receipt.BAN_STARTED : Receipt.NO_MARK, Receipt.Place.BANNED));
+				continue;
+			}
 			receipts.add(!decision.isAllowed() ? new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.STORE)
 					: !allowed ? new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE)
 							: new Receipt(acquisition, decision, mark(acquisition, decision, this.serverTime), Receipt.Place.STORE));

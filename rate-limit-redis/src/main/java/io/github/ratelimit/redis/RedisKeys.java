@@ -3,11 +3,12 @@ package io.github.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Locale;
 
 /**
- * The key layout: {@code <prefix>{<limitId>:<key>}}. The braces are a Redis Cluster hash tag, so all
+ * The key layout: {@code <prefix>{<limitId>:<key>}}, and a ban's {@code <prefix>{<limitId>:<key>}:ban}. The braces are a Redis Cluster hash tag, so all
  * of one key's state sits in one slot. {@code %}, {@code #}, the braces and (in the limit id)
  * {@code :} are percent-encoded, and so is an unpaired surrogate (as {@code %D800} to {@code %DFFF}, which
  * UTF-8 cannot write), so two different (limit id, key) pairs never share a Redis key; a
@@ -18,6 +19,8 @@ final class RedisKeys {
 
 	static final int MAX_PART_LENGTH = 64;
 
+	private static final byte[] BAN_SUFFIX = ":ban".getBytes(StandardCharsets.US_ASCII);
+
 	private final String prefix;
 
 	RedisKeys(String prefix) {
@@ -27,6 +30,18 @@ final class RedisKeys {
 	byte[] key(String limitId, String key) {
 		String tag = part(limitId, true) + ":" + part(key, false);
 		return (this.prefix + "{" + tag + "}").getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Returns the key of a state's ban ({@link io.github.ratelimit.core.Ban}): the state's key and
+	 * {@code :ban}, after its hash tag, so both sit in one slot.
+	 * @param stateKey the state's key
+	 * @return the ban's key
+	 */
+	static byte[] banKey(byte[] stateKey) {
+		byte[] key = Arrays.copyOf(stateKey, stateKey.length + BAN_SUFFIX.length);
+		System.arraycopy(BAN_SUFFIX, 0, key, stateKey.length, BAN_SUFFIX.length);
+		return key;
 	}
 
 	/**
@@ -45,7 +60,8 @@ final class RedisKeys {
 			}
 			pattern.append(c);
 		}
-		return pattern.append("{*:*}").toString().getBytes(StandardCharsets.UTF_8);
+		// A ban's key follows its state's: the tag, then ':ban'.
+		return pattern.append("{*:*}*").toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	private static String part(String value, boolean limitId) {

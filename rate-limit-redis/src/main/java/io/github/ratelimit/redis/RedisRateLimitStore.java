@@ -118,7 +118,19 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	/** The log of the store and its parts. */
 	static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
-	private static final LuaScript RESET = LuaScript.of("reset", "return { redis.call('DEL', KEYS[1]) }");
+	private static final LuaScript RESET = LuaScript.of("reset", "return { redis.call('DEL', unpack(KEYS)) }");
+
+	/** The rest of a key's ban in microseconds ({@code ARGV[1]}: a test's time, or {@code ''} for the server's). */
+	private static final LuaScript BANNED = LuaScript.of("banned", """
+			local now
+			if ARGV[1] ~= '' then
+			  now = tonumber(ARGV[1])
+			else
+			  local time = redis.call('TIME')
+			  now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+			end
+			return { math.max(0, (tonumber(redis.call('HGET', KEYS[1], 'until')) or 0) - now) }
+			""");
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -216,9 +228,30 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 	}
 
+	@Override
+	public boolean bans() {
+		return true;
+	}
+
 	/**
-	 * Deletes the budget's key, so it is whole again (and forgets it in the local fallback store, if
-	 * any).
+	 * Reads the rest of a key's ban (one script call): what an operator reads (the actuator).
+	 * @throws IllegalStateException when Redis does not answer in time, or answers an error
+	 */
+	@Override
+	public long bannedNanos(Acquisition acquisition) {
+		byte[] banKey = RedisKeys.banKey(this.codec.keys.key(acquisition.limitId(), acquisition.key()));
+		try {
+			return this.runner.run(BANNED, new byte[][] { banKey }, new byte[][] { this.codec.clockArg() },
+					this.decider.deadline(), null).get(0) * 1000;
+		}
+		catch (Exception ex) {
+			throw unanswered("read the ban of " + redisKey(acquisition.limitId(), acquisition.key()), ex);
+		}
+	}
+
+	/**
+	 * Deletes the budget's key and its ban's, so it is whole again and the key no longer banned (and
+	 * forgets it in the local fallback store, if any).
 	 * @throws IllegalStateException when Redis does not answer in time
 	 */
 	@Override
@@ -226,7 +259,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections.drop(limitId, key);
 		this.fallback.reset(limitId, key);
 		try {
-			this.runner.run(RESET, new byte[][] { this.codec.keys.key(limitId, key) }, new byte[0][], this.decider.deadline(), null);
+			byte[] stateKey = this.codec.keys.key(limitId, key);
+			this.runner.run(RESET, new byte[][] { stateKey, RedisKeys.banKey(stateKey) }, new byte[0][],
+					this.decider.deadline(), null);
 		}
 		catch (Exception ex) {
 			throw unanswered("reset " + redisKey(limitId, key), ex);

@@ -36,6 +36,31 @@ record ReplyPart(long[] values, int from, int to, long serverTime) {
 		return new ReplyPart(values, 0, size - 1, values[size - 1]);
 	}
 
+	/** What a ban did to an acquisition ({@link #bans}): nothing. */
+	static final int NOT_BANNED = 0;
+
+	/** The acquisition's key is banned: its budget was not asked (driver.lua's allowed = 2). */
+	static final int BANNED = 2;
+
+	/** The acquisition's rejection has just banned its key (allowed = 3). */
+	static final int BAN_STARTED = 3;
+
+	/**
+	 * Reads what bans did to the acquisitions of a call that may ban ({@code acquire-ban}).
+	 * @param acquisitions how many acquisitions the request has
+	 * @return per acquisition {@link #NOT_BANNED}, {@link #BANNED} or {@link #BAN_STARTED}
+	 */
+	int[] bans(int acquisitions) {
+		int[] bans = new int[acquisitions];
+		if (size() == 8 * acquisitions) {
+			for (int i = 0; i < acquisitions; i++) {
+				long allowed = get(8 * i);
+				bans[i] = (allowed == BANNED || allowed == BAN_STARTED) ? (int) allowed : NOT_BANNED;
+			}
+		}
+		return bans;
+	}
+
 	int size() {
 		return this.to - this.from;
 	}

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Ban;
 import io.github.ratelimit.core.Limit;
 
 /**
@@ -25,6 +26,8 @@ final class ScriptCodec {
 	static final byte[] NO_DEADLINE = new byte[0];
 
 	private static final byte[] BATCH = bytes("batch");
+
+	private static final byte[] ACQUIRE_BAN = bytes("acquire-ban");
 
 	/** The arguments of small numbers (counts, indexes, costs), shared: Lettuce only reads them. */
 	private static final byte[][] SMALL_NUMBERS = new byte[1024][];
@@ -59,6 +62,11 @@ final class ScriptCodec {
 		this.leaseExpiryMicros = micros(settings.leaseExpiry.toNanos());
 	}
 
+	/** The time argument of a call: a test's time, or {@code ''} for the server's. */
+	byte[] clockArg() {
+		return this.clock.arg();
+	}
+
 	byte[][] keys(List<Acquisition> acquisitions) {
 		byte[][] keys = new byte[acquisitions.size()][];
 		for (int i = 0; i < keys.length; i++) {
@@ -74,6 +82,9 @@ final class ScriptCodec {
 	 */
 	Call call(ScriptOp op, List<Acquisition> acquisitions, byte[][] keys, byte[] deadlineArg,
 			Leases.Lease @Nullable [] leases) {
+		if (op == ScriptOp.ACQUIRE && bans(acquisitions)) {
+			return banning(acquisitions, keys, deadlineArg);
+		}
 		LuaScript script = switch (op) {
 			case ACQUIRE -> this.scripts.forAcquire(acquisitions);
 			case CHECK -> this.scripts.check();
@@ -87,6 +98,40 @@ final class ScriptCodec {
 			i = acquisitionArgs(args, i, acquisitions.get(a), op, (leases != null) ? leases[a] : null);
 		}
 		return new Call(script, keys, args);
+	}
+
+	/** Says whether an acquisition of the request may ban its key ({@link Acquisition#ban()}). */
+	static boolean bans(List<Acquisition> acquisitions) {
+		for (int i = 0; i < acquisitions.size(); i++) {
+			if (acquisitions.get(i).ban() != null) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The plain format of a request whose acquisitions may ban their keys (driver.lua's {@code acquire-ban}):
+	 * each acquisition's values and its ban's after, within and duration ({@code 0 0 0} for none); the state
+	 * keys, then each one's ban key ({@link RedisKeys#banKey}, in its slot).
+	 */
+	private Call banning(List<Acquisition> acquisitions, byte[][] keys, byte[] deadlineArg) {
+		int n = acquisitions.size();
+		byte[][] args = new byte[3 + 10 * n][];
+		args[0] = this.clock.arg();
+		args[1] = ACQUIRE_BAN;
+		args[2] = deadlineArg;
+		byte[][] all = Arrays.copyOf(keys, 2 * n);
+		for (int a = 0, i = 3; a < n; a++) {
+			Acquisition acquisition = acquisitions.get(a);
+			i = acquisitionArgs(args, i, acquisition, ScriptOp.ACQUIRE, null);
+			Ban ban = acquisition.ban();
+			args[i++] = number((ban != null) ? ban.after() : 0);
+			args[i++] = number((ban != null) ? micros(ban.withinNanos()) : 0);
+			args[i++] = number((ban != null) ? micros(ban.durationNanos()) : 0);
+			all[n + a] = RedisKeys.banKey(keys[a]);
+		}
+		return new Call(this.scripts.forAcquisitions(acquisitions), all, args);
 	}
 
 	/**

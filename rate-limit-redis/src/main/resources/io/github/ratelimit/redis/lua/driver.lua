@@ -2,7 +2,8 @@
 -- KEYS: one state key per acquisition.
 -- ARGV[1]: the time in epoch microseconds, or '' for the server's TIME (production).
 -- ARGV[2]: 'acquire' (all or nothing: when one is rejected the others are given back, in the
---          same way as RateLimitStore#tryAcquireAll) or 'release'.
+--          same way as RateLimitStore#tryAcquireAll), 'acquire-ban' (the same, for acquisitions that may
+--          ban their keys: see decide_banning) or 'release'.
 -- ARGV[3]: a deadline in the server's time (epoch microseconds), or '' for none: the client gives
 --          up then and decides without Redis, so a call that runs later (Redis paused, busy,
 --          the command queued) changes nothing and returns { -1, now }.
@@ -17,11 +18,12 @@
 local now = script_now()
 local op = ARGV[2]
 
--- Reads n acquisitions: keys from KEYS[key_at], their 7 values each from ARGV[arg_at].
-local function read(key_at, arg_at, n)
+-- Reads n acquisitions: keys from KEYS[key_at], their 7 values each from ARGV[arg_at], every `stride`
+-- values (7, or 10 with a ban's).
+local function read(key_at, arg_at, n, stride)
   local acquisitions = {}
   for i = 1, n do
-    local at = arg_at + (i - 1) * 7
+    local at = arg_at + (i - 1) * (stride or 7)
     local algorithm = ALGORITHMS[ARGV[at]]
     if not algorithm then
       return nil, 'ERR unknown rate limit algorithm ' .. tostring(ARGV[at])
@@ -143,15 +145,90 @@ if op == 'batch' then
   return reply
 end
 
+-- A ban's decision: rejected, nothing taken, the rest of the ban as retry-after and as the time until
+-- more quota; allowed = 2 for a key banned already, 3 for the rejection that has just banned it.
+local function banned(limit, rest, flag)
+  return { flag, 0, rest, rest, 0, 0, rest, 0 }
+end
+
+-- Counts a rejection of a key's budget towards its ban (a hash of the state's slot: first, strikes,
+-- until): the after-th within `within` of the first bans the key for `duration`. Returns whether it did.
+local function strike(b)
+  local held = redis.call('HMGET', b.key, 'first', 'strikes')
+  local first = tonumber(held[1])
+  local strikes = tonumber(held[2]) or 0
+  if not first or now - first >= b.within then
+    first = now
+    strikes = 0
+  end
+  strikes = strikes + 1
+  if strikes >= b.after then
+    redis.call('HSET', b.key, 'first', int(now), 'strikes', 0, 'until', int(now + b.duration))
+    redis.call('PEXPIRE', b.key, ttl_ms(math.max(b.duration, b.within)))
+    return true
+  end
+  redis.call('HSET', b.key, 'first', int(first), 'strikes', strikes)
+  redis.call('PEXPIRE', b.key, ttl_ms(first + b.within - now))
+  return false
+end
+
+-- One request whose acquisitions may ban their keys (ARGV[2] = 'acquire-ban'): per acquisition 10 values,
+-- the 7 above then its ban's after, within (us) and duration (us), 0 0 0 for one that bans nobody; KEYS:
+-- the n state keys, then each one's ban key. A banned key's acquisition is rejected without its budget
+-- asked. The budgets are asked in order, all or nothing; the first refusal, when its budget's own, counts
+-- towards its key's ban (as CaffeineRateLimitStore does), and may start it.
+local function decide_banning(n)
+  local acquisitions, err = read(1, 4, n, 10)
+  if not acquisitions then
+    return nil, err
+  end
+  local decisions = {}
+  local first_refusal = nil
+  for i, a in ipairs(acquisitions) do
+    local at = 4 + (i - 1) * 10 + 7
+    local b = { key = KEYS[n + i], after = tonumber(ARGV[at]), within = tonumber(ARGV[at + 1]),
+      duration = tonumber(ARGV[at + 2]) }
+    local rest = 0
+    if b.after > 0 then
+      rest = (tonumber(redis.call('HGET', b.key, 'until')) or 0) - now
+    end
+    if rest > 0 then
+      decisions[i] = banned(a.p.limit, rest, 2)
+    else
+      decisions[i] = a.algorithm.acquire(a.key, now, a.p, a.cost, a.max_wait)
+    end
+    if decisions[i][1] ~= 1 and not first_refusal then
+      first_refusal = i
+      if rest <= 0 and b.after > 0 and strike(b) then
+        decisions[i] = banned(a.p.limit, b.duration, 3)
+      end
+    end
+  end
+  if first_refusal then
+    for i, a in ipairs(acquisitions) do
+      if decisions[i][1] == 1 then
+        decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
+      end
+    end
+  end
+  return decisions
+end
+
 local deadline = tonumber(ARGV[3])
 if deadline and now > deadline then
   return { -1, now }
 end
-local acquisitions, err = read(1, 4, #KEYS)
-if not acquisitions then
+local decisions, err
+if op == 'acquire-ban' then
+  decisions, err = decide_banning(#KEYS / 2)
+else
+  local acquisitions
+  acquisitions, err = read(1, 4, #KEYS)
+  decisions = acquisitions and decide(acquisitions, op == 'release')
+end
+if not decisions then
   return redis.error_reply(err)
 end
-local decisions = decide(acquisitions, op == 'release')
 
 -- One acquisition (the common case): its decision is already the reply, but for the time.
 if #decisions == 1 then

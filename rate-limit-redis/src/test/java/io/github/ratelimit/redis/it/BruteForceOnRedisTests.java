@@ -21,12 +21,13 @@ import io.github.ratelimit.testsupport.Http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code slow-down} shared by two application instances on one Redis (standalone, and a three-master
- * Cluster), on the wall clock: 5 failures per user, slowed once 2 are spent (300 ms, 600 ms, at most
- * 900 ms), then locked out, whichever instance each attempt reaches. The delay needs no store call of its
- * own: it comes from the budget's reply.
+ * {@code slow-down} and {@code ban} shared by two application instances on one Redis (standalone, and a
+ * three-master Cluster), on the wall clock: 5 failures per user, slowed once 2 are spent (300 ms, 600 ms,
+ * at most 900 ms), then locked out, whichever instance each attempt reaches; and a user that gets 2 lockout
+ * answers is banned by both. Neither needs a store call of its own: the delay comes from the budget's
+ * reply, the ban from the budget's own script call.
  */
-class SlowDownOnRedisTests {
+class BruteForceOnRedisTests {
 
 	private static final long DELAY = 300;
 
@@ -99,6 +100,44 @@ class SlowDownOnRedisTests {
 					(fourth) -> assertThat(fourth).isGreaterThanOrEqualTo(2 * DELAY),
 					(fifth) -> assertThat(fifth).isGreaterThanOrEqualTo(3 * DELAY));
 		}
+	}
+
+	@Test
+	void aUserBannedThroughOneInstanceIsBannedByTheOtherUntilADeleteOnEitherLiftsIt() {
+		for (String redisProperty : List.of("spring.data.redis.port=" + redis.port(),
+				"spring.data.redis.cluster.nodes=" + cluster.nodes())) {
+			String[] properties = banProperties(redisProperty);
+			try (ConfigurableApplicationContext first = RedisTestApplication.start(properties);
+					ConfigurableApplicationContext second = RedisTestApplication.start(properties)) {
+				Http one = new Http(RedisTestApplication.port(first));
+				Http two = new Http(RedisTestApplication.port(second));
+				String user = "mallory-" + System.nanoTime();
+				assertThat(one.post("/guess", "user=" + user + "&ok=false").statusCode()).isEqualTo(401);
+				assertThat(two.post("/guess", "user=" + user + "&ok=false").statusCode()).isEqualTo(401);
+				HttpResponse<String> lockout = one.post("/guess", "user=" + user + "&ok=true");
+				assertThat(lockout.statusCode()).isEqualTo(429);
+				assertThat(lockout.body()).doesNotContain("banned until");
+				HttpResponse<String> started = two.post("/guess", "user=" + user + "&ok=true");
+				assertThat(started.body()).as(redisProperty).contains("banned until");
+				assertThat(started.headers().firstValue("Retry-After")).hasValue("86400");
+				HttpResponse<String> banned = one.post("/guess", "user=" + user + "&ok=true");
+				assertThat(banned.statusCode()).isEqualTo(429);
+				assertThat(banned.body()).as("the other instance bans too").contains("banned until");
+				assertThat(one.get("/actuator/ratelimits/banned/param:" + user).body()).contains("\"bannedUntil\":\"");
+				assertThat(two.delete("/actuator/ratelimits/banned/param:" + user).statusCode()).isEqualTo(200);
+				assertThat(one.post("/guess", "user=" + user + "&ok=true").statusCode())
+					.as("lifted everywhere at once: a ban is never kept in process").isEqualTo(200);
+			}
+		}
+	}
+
+	private static String[] banProperties(String redisProperty) {
+		return new String[] { redisProperty, "rate-limit.store.redis.timeout=2s", "rate-limit.store.redis.on-failure=deny",
+				"management.endpoints.web.exposure.include=ratelimits", "rate-limit.policies.banned.limit=2",
+				"rate-limit.policies.banned.period=1h", "rate-limit.policies.banned.key=param:user",
+				"rate-limit.policies.banned.count=failures", "rate-limit.policies.banned.ban.after=2",
+				"rate-limit.policies.banned.ban.duration=24h", "rate-limit.rules[4].path=/guess",
+				"rate-limit.rules[4].policies=banned" };
 	}
 
 	private static String[] properties(String redisProperty) {

@@ -25,9 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs the sample application on a random port and calls each endpoint over HTTP, as a client would.
  * All requests come from 127.0.0.1 and the test methods share one application (and one store), so
- * each IP-keyed endpoint is called by one test method only, and login tests use their own usernames.
+ * each IP-keyed endpoint is called by one test method only, and login tests use their own usernames. The
+ * login's slow-down waits milliseconds here instead of seconds (its configured values are checked as the
+ * actuator shows them).
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "rate-limit.policies.login.slow-down.delay=1ms", "rate-limit.policies.login.slow-down.max-delay=4ms" })
 class SampleApplicationTests {
 
 	private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
@@ -176,28 +179,49 @@ class SampleApplicationTests {
 
 	@Test
 	void loginIsLimitedPerUsername() throws Exception {
-		for (int i = 1; i <= 3; i++) {
+		for (int i = 1; i <= 5; i++) {
 			HttpResponse<String> failed = login("alice", "password" + i);
 			assertThat(failed.statusCode()).isEqualTo(401);
-			assertThat(header(failed, "X-RateLimit-Limit")).isEqualTo("3");
-			assertThat(header(failed, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(3 - i));
-			assertThat(header(failed, "RateLimit-Policy")).isEqualTo("\"login\";q=3;w=60");
+			assertThat(header(failed, "X-RateLimit-Limit")).isEqualTo("5");
+			assertThat(header(failed, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(5 - i));
+			assertThat(header(failed, "RateLimit-Policy")).isEqualTo("\"login\";q=5;w=900");
 		}
 		HttpResponse<String> lockedOut = login("alice", "correct-horse");
 		assertThat(lockedOut.statusCode()).isEqualTo(429);
-		assertThat(Long.parseLong(header(lockedOut, "Retry-After"))).isBetween(1L, 60L);
+		assertThat(Long.parseLong(header(lockedOut, "Retry-After"))).isBetween(1L, 180L);
 		assertThat(lockedOut.body()).contains("\"violated-policies\":[\"login\"]");
 		HttpResponse<String> otherUser = login("bob", "correct-horse");
 		assertThat(otherUser.statusCode()).isEqualTo(200);
 		assertThat(otherUser.body()).isEqualTo("Welcome, bob");
-		assertThat(header(otherUser, "X-RateLimit-Remaining")).as("a right password never counts").isEqualTo("3");
+		assertThat(header(otherUser, "X-RateLimit-Remaining")).as("a right password never counts").isEqualTo("5");
+	}
+
+	@Test
+	void loginSlowsDownThenLocksOutThenBans() throws Exception {
+		String policy = get("/actuator/ratelimits/login").body();
+		assertThat(policy).contains("\"slowDown\":{\"after\":2,\"delay\":\"PT0.001S\",\"maxDelay\":\"PT0.004S\"}")
+			.contains("\"ban\":{\"after\":3,\"within\":\"PT15M\",\"duration\":\"PT15M\"}");
+		for (int i = 1; i <= 5; i++) {
+			assertThat(login("ivan", "password" + i).statusCode()).isEqualTo(401);
+		}
+		assertThat(login("ivan", "correct-horse").statusCode()).isEqualTo(429);
+		assertThat(login("ivan", "correct-horse").statusCode()).isEqualTo(429);
+		HttpResponse<String> banned = login("ivan", "correct-horse");
+		assertThat(banned.statusCode()).isEqualTo(429);
+		assertThat(header(banned, "Retry-After")).isEqualTo("900");
+		assertThat(banned.body()).contains("banned until").contains("\"banned-until\":");
+		assertThat(get("/actuator/metrics/ratelimit.decisions?tag=policy:login&tag=outcome:slowed").body())
+			.contains("\"value\":");
+		HttpRequest lift = HttpRequest.newBuilder(uri("/actuator/ratelimits/login/param:ivan")).DELETE().build();
+		assertThat(this.client.send(lift, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+		assertThat(login("ivan", "correct-horse").statusCode()).isEqualTo(200);
 	}
 
 	@Test
 	void theArrayFormOfTheUsernameIsTheSameAccountsLockout() throws Exception {
 		// Spring MVC binds username[]=erin to @RequestParam username when username itself is absent: the
-		// lockout must count it as erin, or each client IP gets 3 fresh guesses at erin's password.
-		for (int i = 1; i <= 3; i++) {
+		// lockout must count it as erin, or each client IP gets 5 fresh guesses at erin's password.
+		for (int i = 1; i <= 5; i++) {
 			assertThat(login("erin", "password" + i).statusCode()).isEqualTo(401);
 		}
 		HttpResponse<String> arrayForm = send(form("username%5B%5D=erin&password=correct-horse"));
@@ -208,7 +232,7 @@ class SampleApplicationTests {
 			.build());
 		assertThat(inTheQuery.statusCode()).isEqualTo(429);
 		// Guesses in the array form count against the same account too.
-		for (int i = 1; i <= 3; i++) {
+		for (int i = 1; i <= 5; i++) {
 			assertThat(send(form("username%5B%5D=frank&password=wrong" + i)).statusCode()).isEqualTo(401);
 		}
 		assertThat(login("frank", "correct-horse").statusCode()).isEqualTo(429);
@@ -218,7 +242,7 @@ class SampleApplicationTests {
 	void aLoginWhoseParametersCannotBeDecodedIsRefusedNotKeyedByIp() throws Exception {
 		// Tomcat fails the first read of such parameters, then hands the handler those before the bad byte:
 		// keyed by IP, each would be a fresh guess at victim2's password.
-		for (int i = 1; i <= 3; i++) {
+		for (int i = 1; i <= 5; i++) {
 			assertThat(login("victim2", "password" + i).statusCode()).isEqualTo(401);
 		}
 		assertThat(login("victim2", "guess").statusCode()).isEqualTo(429);
@@ -234,8 +258,8 @@ class SampleApplicationTests {
 	@Test
 	void aUsernameWrittenAnotherWayIsTheSameAccountsLockout() throws Exception {
 		// An application that trims names (Spring Security's form login) or compares them without case
-		// (an LDAP directory) takes each of these as grace: each must not be 3 fresh guesses at her password.
-		for (String variant : new String[] { "Grace", "grace ", "\uff47\uff52\uff41\uff43\uff45" }) {
+		// (an LDAP directory) takes each of these as grace: each must not be 5 fresh guesses at her password.
+		for (String variant : new String[] { "Grace", "grace ", "\uff47\uff52\uff41\uff43\uff45", "GRACE", "grace" }) {
 			assertThat(login(variant, "wrong").statusCode()).as(variant).isEqualTo(401);
 		}
 		assertThat(login("GRACE", "correct-horse").statusCode()).isEqualTo(429);
@@ -245,8 +269,8 @@ class SampleApplicationTests {
 	@Test
 	void aUsernameWithInvisibleOrLookalikeLettersIsTheSameAccountsLockout() throws Exception {
 		// A soft hyphen and a zero-width space do not show (an LDAP directory drops them), and
-		// String#equalsIgnoreCase takes the dotless i for i: each must not be 3 fresh guesses at heidi's password.
-		for (String variant : new String[] { "hei\u00addi", "he\u200bidi", "he\u0131di" }) {
+		// String#equalsIgnoreCase takes the dotless i for i: each must not be 5 fresh guesses at heidi's password.
+		for (String variant : new String[] { "hei\u00addi", "he\u200bidi", "he\u0131di", "HEIDI", "heidi" }) {
 			assertThat(login(variant, "wrong").statusCode()).as(variant).isEqualTo(401);
 		}
 		assertThat(login("HE\u0130D\u0130", "correct-horse").statusCode()).isEqualTo(429);
@@ -258,7 +282,7 @@ class SampleApplicationTests {
 		HttpResponse<String> response = login("carol", "correct-horse");
 		assertThat(response.statusCode()).isEqualTo(200);
 		assertThat(response.body()).isEqualTo("Welcome, carol");
-		assertThat(header(response, "X-RateLimit-Remaining")).isEqualTo("3");
+		assertThat(header(response, "X-RateLimit-Remaining")).isEqualTo("5");
 	}
 
 	@Test
@@ -302,7 +326,7 @@ class SampleApplicationTests {
 
 	@Test
 	void theActuatorUnlocksALockedOutUser() throws Exception {
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < 5; i++) {
 			login("dave", "nope");
 		}
 		assertThat(login("dave", "correct-horse").statusCode()).isEqualTo(429);

@@ -47,7 +47,8 @@ class SampleOnRedisTests {
 		// A long timeout: a request on-failure decides (a slow call on a starved machine) is not counted in
 		// Redis, and this test counts exactly.
 		String[] args = { "--spring.profiles.active=redis", "--server.port=0", "--spring.data.redis.port=" + redis.port(),
-				"--spring.main.banner-mode=off", "--rate-limit.store.redis.timeout=5s" };
+				"--spring.main.banner-mode=off", "--rate-limit.store.redis.timeout=5s",
+				"--rate-limit.policies.login.slow-down.delay=1ms", "--rate-limit.policies.login.slow-down.max-delay=4ms" };
 		try (ConfigurableApplicationContext one = SpringApplication.run(SampleApplication.class, args);
 				ConfigurableApplicationContext two = SpringApplication.run(SampleApplication.class, args)) {
 			assertThat(one.getBean(RedisRateLimitStore.class)).isNotNull();
@@ -62,8 +63,8 @@ class SampleOnRedisTests {
 					.anyMatch((key) -> key.startsWith("rate-limit:{api:"));
 			}
 			assertThat(get(ports[1], "/api/ping").statusCode()).isEqualTo(200);
-			// login counts failures on Redis too: 3 wrong passwords lock alice out on both instances.
-			for (int i = 0; i < 3; i++) {
+			// login counts failures on Redis too: 5 wrong passwords lock alice out on both instances.
+			for (int i = 0; i < 5; i++) {
 				assertThat(post(ports[i % 2], "/api/login", "username=alice&password=wrong").statusCode()).isEqualTo(401);
 			}
 			assertThat(post(ports[1], "/api/login", "username=alice&password=correct-horse").statusCode()).isEqualTo(429);

@@ -19,6 +19,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Ban;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.RateLimitStore;
@@ -279,7 +280,7 @@ public class RateLimitsEndpoint {
 	 */
 	public record PolicyDescriptor(String name, String algorithm, long limit, @Nullable Duration period, long burst, String key,
 			long cost, String count, @Nullable Duration maxDelay, boolean shadow, Map<String, PlanDescriptor> plans,
-			boolean overridden) {
+			boolean overridden, RateLimitPolicy.@Nullable SlowDown slowDown, @Nullable BanDescriptor ban) {
 
 		static PolicyDescriptor of(RateLimitPolicy policy) {
 			Map<String, PlanDescriptor> plans = new LinkedHashMap<>();
@@ -291,7 +292,23 @@ public class RateLimitsEndpoint {
 					policy.keySpec(), policy.cost(),
 					policy.count().name().toLowerCase(Locale.ROOT),
 					(policy.maxDelayNanos() > 0) ? Duration.ofNanos(policy.maxDelayNanos()) : null, policy.shadow(),
-					plans, policy.isOverridden());
+					plans, policy.isOverridden(), policy.slowDown(), BanDescriptor.of(policy.ban()));
+		}
+
+	}
+
+	/**
+	 * A policy's ban.
+	 *
+	 * @param after the lockout answers that ban a key
+	 * @param within how long after the first of them they count
+	 * @param duration how long a key is banned
+	 */
+	public record BanDescriptor(long after, Duration within, Duration duration) {
+
+		static @Nullable BanDescriptor of(@Nullable Ban ban) {
+			return (ban != null) ? new BanDescriptor(ban.after(), Duration.ofNanos(ban.withinNanos()),
+					Duration.ofNanos(ban.durationNanos())) : null;
 		}
 
 	}

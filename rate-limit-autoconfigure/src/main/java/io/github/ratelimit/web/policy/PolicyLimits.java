@@ -253,6 +253,10 @@ final class PolicyLimits {
 		return (doublings >= Long.SIZE - 1 || delay > (max >> doublings)) ? max : delay << doublings;
 	}
 
+	RateLimitPolicy.@Nullable SlowDown slowDownSettings() {
+		return this.slowDown;
+	}
+
 	/** Whether the policy slows requests down. */
 	boolean slowsDown() {
 		return this.slowDown != null;

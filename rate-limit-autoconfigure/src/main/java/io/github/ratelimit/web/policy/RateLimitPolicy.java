@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
+import io.github.ratelimit.core.Ban;
 import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -217,6 +218,22 @@ public final class RateLimitPolicy {
 	public RateLimitPolicy withBan(BanSettings settings, String prefix) {
 		this.limits.ban(settings, prefix);
 		return this;
+	}
+
+	/**
+	 * Returns how this policy slows requests down.
+	 * @return the values, {@code null} when it does not
+	 */
+	public @Nullable SlowDown slowDown() {
+		return this.limits.slowDownSettings();
+	}
+
+	/**
+	 * Returns how this policy bans keys.
+	 * @return the ban, {@code null} when it bans nobody
+	 */
+	public @Nullable Ban ban() {
+		return this.limits.ban();
 	}
 
 	/**

@@ -8,7 +8,8 @@ import java.util.Base64;
 import java.util.Locale;
 
 /**
- * The key layout: {@code <prefix>{<limitId>:<key>}}, and a ban's {@code <prefix>{<limitId>:<key>}:ban}. The braces are a Redis Cluster hash tag, so all
+ * The key layout: {@code <prefix>{<limitId>:<key>}}, and a ban's {@code <prefix>{<limitId>:<key>}:ban}.
+ * The braces are a Redis Cluster hash tag, so all
  * of one key's state sits in one slot. {@code %}, {@code #}, the braces and (in the limit id)
  * {@code :} are percent-encoded, and so is an unpaired surrogate (as {@code %D800} to {@code %DFFF}, which
  * UTF-8 cannot write), so two different (limit id, key) pairs never share a Redis key; a

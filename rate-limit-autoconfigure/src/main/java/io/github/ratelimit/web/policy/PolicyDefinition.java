@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.policy;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -149,5 +150,45 @@ public record PolicyDefinition(String id, String name, String originPrefix, bool
 					"max-delay must be at most 100 years, was " + maxDelay, "Set how long a request may wait, e.g. 500ms");
 		}
 		return maxDelay.toNanos();
+	}
+
+	/**
+	 * Validates what the limit does not: the name the headers carry, and what count, on-limit and cost may
+	 * go with.
+	 * @param limit the policy's limit, validated ({@link #limit})
+	 * @return how long a request may wait for its turn, in nanoseconds; 0 when the policy rejects at once
+	 * @throws RateLimitConfigurationException naming the bad value's origin
+	 */
+	long validate(Limit limit) {
+		Algorithm algorithm = limit.algorithm();
+		if (!name().chars().allMatch((c) -> c >= 0x20 && c <= 0x7E)) {
+			// The RateLimit headers carry the name as a structured-field string, printable ASCII only: another
+			// character would be sent as '?', so the headers would not name the policy the 429's body names.
+			throw new RateLimitConfigurationException(
+					annotation() ? origin("name") : originPrefix(),
+					"the policy name '" + name() + "' has characters other than printable ASCII, which the "
+							+ "RateLimit headers cannot carry",
+					"Name it with ASCII letters, digits and punctuation, e.g. transfers");
+		}
+		if (algorithm == Algorithm.CONCURRENCY && count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(origin("count"),
+					"count: " + count().name().toLowerCase(Locale.ROOT) + " cannot go with algorithm: "
+							+ "concurrency (a slot is taken when a request arrives, before its response says whether it counts)",
+					"Use count: all (the default) for a concurrency limit, or a rate algorithm");
+		}
+		long maxDelayNanos = maxDelayNanos(algorithm);
+		if (maxDelayNanos > 0 && count() != CountMode.ALL) {
+			throw new RateLimitConfigurationException(origin("on-limit"),
+					"on-limit: delay cannot go with count: " + count().name().toLowerCase(Locale.ROOT)
+							+ " (a request's turn is taken before its response says whether it counts)",
+					"Use on-limit: reject, or count: all");
+		}
+		long cost = cost();
+		if (cost <= 0 || cost > limit.burst()) {
+			throw new RateLimitConfigurationException(origin("cost"),
+					"cost must be between 1 and the burst (" + limit.burst() + "), was " + cost,
+					"Lower the cost or raise the burst");
+		}
+		return maxDelayNanos;
 	}
 }

@@ -225,7 +225,25 @@ final class PolicyLimits {
 			throw new RateLimitConfigurationException(prefix, "slow-down cannot go with on-limit: delay: one policy "
 					+ "either waits for its turn or slows down", "Remove slow-down, or set on-limit: reject");
 		}
-		RateLimitPolicy.SlowDown valid = slowDown.validated(prefix);
+		Long after = slowDown.after();
+		if (after == null || after < 0) {
+			throw new RateLimitConfigurationException(prefix + ".after",
+					(after == null) ? "no after is set" : "after must not be negative, was " + after,
+					"Set how many units of the budget are spent before requests are delayed, e.g. 2");
+		}
+		Duration delay = slowDown.delay();
+		if (delay == null || delay.isNegative() || delay.isZero()) {
+			throw new RateLimitConfigurationException(prefix + ".delay",
+					(delay == null) ? "no delay is set" : "delay must be positive, was " + delay, "Set the first delay, e.g. 1s");
+		}
+		Duration maxDelay = slowDown.maxDelay();
+		if (maxDelay == null || maxDelay.compareTo(delay) < 0 || maxDelay.compareTo(Duration.ofDays(365 * 100L)) > 0) {
+			throw new RateLimitConfigurationException(prefix + ".max-delay", (maxDelay == null) ? "no max-delay is set"
+					: (maxDelay.compareTo(delay) < 0) ? "max-delay (" + maxDelay + ") is below delay (" + delay + ")"
+							: "max-delay must be at most 100 years, was " + maxDelay,
+					"Set the longest delay, at least delay, e.g. 8s");
+		}
+		RateLimitPolicy.SlowDown valid = new RateLimitPolicy.SlowDown(after, delay, maxDelay);
 		long smallest = smallestBurst();
 		if (valid.after() >= smallest) {
 			throw new RateLimitConfigurationException(prefix + ".after",

@@ -1,23 +1,18 @@
 package io.github.ratelimit.web.policy;
 
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
-import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.Ban;
-import io.github.ratelimit.core.InvalidValueException;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.KeyResolver;
-import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.web.RateLimited;
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.key.RequestCondition;
 import io.github.ratelimit.web.key.UnreadableRequestException;
@@ -98,36 +93,9 @@ public final class RateLimitPolicy {
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
 	public static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
-		if (!definition.name().chars().allMatch((c) -> c >= 0x20 && c <= 0x7E)) {
-			// The RateLimit headers carry the name as a structured-field string, printable ASCII only: another
-			// character would be sent as '?', so the headers would not name the policy the 429's body names.
-			throw new RateLimitConfigurationException(
-					definition.annotation() ? definition.origin("name") : definition.originPrefix(),
-					"the policy name '" + definition.name() + "' has characters other than printable ASCII, which the "
-							+ "RateLimit headers cannot carry",
-					"Name it with ASCII letters, digits and punctuation, e.g. transfers");
-		}
-		Algorithm algorithm = definition.algorithm();
-		Limit limit = definition.limit(algorithm);
-		if (algorithm == Algorithm.CONCURRENCY && definition.count() != CountMode.ALL) {
-			throw new RateLimitConfigurationException(definition.origin("count"),
-					"count: " + definition.count().name().toLowerCase(Locale.ROOT) + " cannot go with algorithm: "
-							+ "concurrency (a slot is taken when a request arrives, before its response says whether it counts)",
-					"Use count: all (the default) for a concurrency limit, or a rate algorithm");
-		}
-		long maxDelayNanos = definition.maxDelayNanos(algorithm);
-		if (maxDelayNanos > 0 && definition.count() != CountMode.ALL) {
-			throw new RateLimitConfigurationException(definition.origin("on-limit"),
-					"on-limit: delay cannot go with count: " + definition.count().name().toLowerCase(Locale.ROOT)
-							+ " (a request's turn is taken before its response says whether it counts)",
-					"Use on-limit: reject, or count: all");
-		}
+		Limit limit = definition.limit(definition.algorithm());
+		long maxDelayNanos = definition.validate(limit);
 		long cost = definition.cost();
-		if (cost <= 0 || cost > limit.burst()) {
-			throw new RateLimitConfigurationException(definition.origin("cost"),
-					"cost must be between 1 and the burst (" + limit.burst() + "), was " + cost,
-					"Lower the cost or raise the burst");
-		}
 		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
 		PolicyLimits limits = new PolicyLimits(definition, limit, cost);
 		return new RateLimitPolicy(definition.id(), definition.name(), limits, null, null, null,
@@ -600,32 +568,6 @@ public final class RateLimitPolicy {
 	 * @param maxDelay The longest delay; at the burst a request gets its 429 at once, never delayed.
 	 */
 	public record SlowDown(@Nullable Long after, @Nullable Duration delay, @Nullable Duration maxDelay) {
-
-		/** These values, each checked and set. */
-		SlowDown validated(String prefix) {
-			if (this.after == null || this.after < 0) {
-				throw new RateLimitConfigurationException(prefix + ".after",
-						(this.after == null) ? "no after is set" : "after must not be negative, was " + this.after,
-						"Set how many units of the budget are spent before requests are delayed, e.g. 2");
-			}
-			if (this.delay == null || this.delay.isNegative() || this.delay.isZero()) {
-				throw new RateLimitConfigurationException(prefix + ".delay",
-						(this.delay == null) ? "no delay is set" : "delay must be positive, was " + this.delay,
-						"Set the first delay, e.g. 1s");
-			}
-			if (this.maxDelay == null || this.maxDelay.compareTo(this.delay) < 0) {
-				throw new RateLimitConfigurationException(prefix + ".max-delay",
-						(this.maxDelay == null) ? "no max-delay is set"
-								: "max-delay (" + this.maxDelay + ") is below delay (" + this.delay + ")",
-						"Set the longest delay, at least delay, e.g. 8s");
-			}
-			if (this.maxDelay.compareTo(Duration.ofDays(365 * 100L)) > 0) {
-				throw new RateLimitConfigurationException(prefix + ".max-delay",
-						"max-delay must be at most 100 years, was " + this.maxDelay, "Set the longest delay, e.g. 8s");
-			}
-			return this;
-		}
-
 	}
 
 	/**

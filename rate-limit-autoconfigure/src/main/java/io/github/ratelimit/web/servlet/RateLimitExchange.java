@@ -3,13 +3,9 @@ package io.github.ratelimit.web.servlet;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -179,7 +175,7 @@ final class RateLimitExchange {
 			return !refuse(request, ex, policies, response);
 		}
 		// The servlet side waits for the store's step here, then answers on the request's own thread.
-		List<Check> decided = join(step);
+		List<Check> decided = RequestLimiter.join(step);
 		return takeTurn(answer(request, decided, response), decided, request, response);
 	}
 
@@ -192,9 +188,7 @@ final class RateLimitExchange {
 		this.checks.addAll(step);
 		RequestDecision result = new RequestDecision(this.checks);
 		if (!result.isAllowed()) {
-			giveBackPending();
-			this.pipeline.headers().write(result, response);
-			this.pipeline.rejections().reject(request, response, result);
+			reject(request, result, response);
 			return Turn.REFUSED;
 		}
 		holdIfCountsLater();
@@ -248,15 +242,21 @@ final class RateLimitExchange {
 		if (result.isAllowed()) {
 			return true;
 		}
-		giveBackPending();
 		for (Check check : this.checks) {
 			if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
 				this.pipeline.limiter().giveBack(check);
 			}
 		}
+		reject(request, result, response);
+		return false;
+	}
+
+	/** Answers a rejection: what earlier phases admitted is given back, then the headers and the 429. */
+	private void reject(HttpServletRequest request, RequestDecision result, HttpServletResponse response)
+			throws IOException {
+		giveBackPending();
 		this.pipeline.headers().write(result, response);
 		this.pipeline.rejections().reject(request, response, result);
-		return false;
 	}
 
 	/**
@@ -274,7 +274,7 @@ final class RateLimitExchange {
 			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
 			return retakeSlots(request, response);
 		}
-		this.parked = ParkedTurn.park(this.request, turn.waitNanos(), step, this.pipeline, new AsyncEnd());
+		this.parked = ParkedTurn.park(this.request, turn.waitNanos(), step, this.pipeline, new AsyncEnd(this));
 		return false;
 	}
 
@@ -291,19 +291,6 @@ final class RateLimitExchange {
 		}
 		this.parked = null;
 		return new ParkedTurn.ResumedRequest(request);
-	}
-
-	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */
-	private static List<Check> join(CompletionStage<List<Check>> step) {
-		try {
-			return step.toCompletableFuture().join();
-		}
-		catch (CompletionException ex) {
-			if (ex.getCause() instanceof RuntimeException cause) {
-				throw cause;
-			}
-			throw ex;
-		}
 	}
 
 	/**
@@ -339,7 +326,7 @@ final class RateLimitExchange {
 		}
 		List<Check> step;
 		try {
-			step = join(this.pipeline.limiter().decide(this.request, rules));
+			step = RequestLimiter.join(this.pipeline.limiter().decide(this.request, rules));
 		}
 		catch (UnreadableRequestException ex) {
 			// Answered already: too late for a 400, but counted as the refusal it would have been.
@@ -454,7 +441,7 @@ final class RateLimitExchange {
 			return true;
 		}
 		try {
-			this.request.getAsyncContext().addListener(new AsyncEnd());
+			this.request.getAsyncContext().addListener(new AsyncEnd(this));
 			return true;
 		}
 		catch (IllegalStateException ex) {
@@ -462,40 +449,12 @@ final class RateLimitExchange {
 		}
 	}
 
-	private final class AsyncEnd implements AsyncListener {
-
-		@Override
-		public void onComplete(AsyncEvent event) {
-			ended();
+	/** The container ended the request: a parked request gives its turn back, and any request its slots. */
+	void ended() {
+		ParkedTurn parked = this.parked;
+		if (parked != null && parked.end()) {
+			parked.giveBack();
 		}
-
-		@Override
-		public void onTimeout(AsyncEvent event) {
-			ended();
-		}
-
-		@Override
-		public void onError(AsyncEvent event) {
-			ended();
-		}
-
-		/** A parked request the container ended before its turn gives the turn back; any request its slots. */
-		private void ended() {
-			ParkedTurn parked = RateLimitExchange.this.parked;
-			if (parked != null && parked.end()) {
-				parked.giveBack();
-			}
-			release();
-		}
-
-		@Override
-		public void onStartAsync(AsyncEvent event) {
-			// A new async cycle (an async dispatch started another): listeners must register again.
-			AsyncContext context = event.getAsyncContext();
-			if (context != null) {
-				context.addListener(this);
-			}
-		}
-
+		release();
 	}
 }

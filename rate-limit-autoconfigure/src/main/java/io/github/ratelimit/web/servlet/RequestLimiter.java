@@ -3,6 +3,7 @@ package io.github.ratelimit.web.servlet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 
@@ -167,6 +168,19 @@ final class RequestLimiter {
 			}
 			return (checks != null) ? checks : List.of();
 		});
+	}
+
+	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */
+	static List<Check> join(CompletionStage<List<Check>> step) {
+		try {
+			return step.toCompletableFuture().join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
 	}
 
 	/**

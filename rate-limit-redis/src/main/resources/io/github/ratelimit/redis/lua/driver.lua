@@ -40,6 +40,15 @@ local function read(key_at, arg_at, n, stride)
   return acquisitions
 end
 
+-- A request refused: what its other acquisitions took is given back.
+local function release_allowed(acquisitions, decisions)
+  for i, a in ipairs(acquisitions) do
+    if decisions[i][1] == 1 then
+      decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
+    end
+  end
+end
+
 -- Decides one request's acquisitions, all or nothing (or releases them).
 local function decide(acquisitions, release)
   local decisions = {}
@@ -53,11 +62,7 @@ local function decide(acquisitions, release)
     end
   end
   if rejected then
-    for i, a in ipairs(acquisitions) do
-      if decisions[i][1] == 1 then
-        decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
-      end
-    end
+    release_allowed(acquisitions, decisions)
   end
   return decisions
 end
@@ -205,11 +210,7 @@ local function decide_banning(n)
     end
   end
   if first_refusal then
-    for i, a in ipairs(acquisitions) do
-      if decisions[i][1] == 1 then
-        decisions[i] = a.algorithm.release(a.key, now, a.p, a.cost)
-      end
-    end
+    release_allowed(acquisitions, decisions)
   end
   return decisions
 end

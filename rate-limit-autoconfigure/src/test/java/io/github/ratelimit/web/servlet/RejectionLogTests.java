@@ -72,6 +72,25 @@ class RejectionLogTests {
 		assertThat(this.log.warnings.get(0)).startsWith("Shadow rate limit 'api' would have rejected user:alice");
 	}
 
+	@Test
+	void aSlowDownAndABanAreThrottledApartFromTheKeysRejectionsAndABanIsLoggedWhenItStarts() {
+		this.rejections.slowed(this.policy, acquisition("param:alice"), 2_000_000_000L, false);
+		this.rejections.slowed(this.policy, acquisition("param:alice"), 4_000_000_000L, false);
+		this.rejections.rejected(this.policy, acquisition("param:alice"), false);
+		this.rejections.banned(this.policy, acquisition("param:alice"), 900_000_000_000L, true);
+		for (int i = 0; i < 10; i++) {
+			this.rejections.banned(this.policy, acquisition("param:alice"), 899_000_000_000L, false);
+		}
+		this.rejections.slowed(this.policy, acquisition("param:bob"), 1_000_000_000L, true);
+		assertThat(this.log.warnings).containsExactly(
+				"Rate limit 'api' slowed down param:alice by PT2S (this key's further slow-downs within PT1M are logged at DEBUG)",
+				"Rate limit 'api' rejected param:alice (this key's further rejections within PT1M are logged at DEBUG)",
+				"Rate limit 'api' banned param:alice for PT15M (this key's further bans within PT1M are logged at DEBUG)",
+				"Shadow rate limit 'api' would have slowed down param:bob by PT1S (this key's further slow-downs within PT1M "
+						+ "are logged at DEBUG)");
+		assertThat(this.log.debugs).hasSize(11);
+	}
+
 	private Acquisition acquisition(String key) {
 		return new Acquisition("api", this.policy.limit(), key, 1);
 	}

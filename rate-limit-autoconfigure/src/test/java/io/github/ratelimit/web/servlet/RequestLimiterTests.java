@@ -19,6 +19,7 @@ import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
@@ -130,6 +131,28 @@ class RequestLimiterTests {
 		limiter.doneWaiting();
 		assertThat(decide(limiter, List.of(login)).waitNanos()).as("the same turn, once a place is free")
 			.isEqualTo(2_000_000_000L);
+	}
+
+	@Test
+	void inShadowModeASlowDownNeverMakesARequestWaitButIsCountedAsSlowed() {
+		List<String> outcomes = new ArrayList<>();
+		RequestLimiter limiter = new RequestLimiter(this.store, new DecisionRecorder() {
+
+			@Override
+			public void decided(String policy, DecisionOutcome outcome) {
+				outcomes.add(outcome.tag());
+			}
+
+		}, new RejectionLog(this.clock, Duration.ofMinutes(1)), true, 1);
+		RateLimitPolicy login = policy("login", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(15), OnLimit.REJECT,
+				Duration.ZERO, "global").withSlowDown(new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1),
+						Duration.ofSeconds(8)), "rate-limit.policies.login.slow-down");
+		for (int i = 0; i < 4; i++) {
+			RequestDecision decided = decide(limiter, List.of(login));
+			assertThat(decided.isAllowed()).isTrue();
+			assertThat(decided.waitNanos()).isZero();
+		}
+		assertThat(outcomes).containsExactly("allowed", "slowed", "slowed", "shadow-rejected");
 	}
 
 	@Test

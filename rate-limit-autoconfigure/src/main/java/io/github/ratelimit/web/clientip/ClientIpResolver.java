@@ -126,7 +126,7 @@ public final class ClientIpResolver {
 	 * @param trustedProxies the address ranges of proxies whose {@code X-Forwarded-For} entries
 	 * are believed; empty to ignore forwarding headers
 	 */
-	public ClientIpResolver(List<IpAddressRange> trustedProxies) {
+	ClientIpResolver(List<IpAddressRange> trustedProxies) {
 		this(builder().trustedProxies(trustedProxies));
 	}
 

@@ -47,7 +47,7 @@ public final class RateLimitExemptions {
 	 * @return the exemptions
 	 * @throws RateLimitConfigurationException when the condition does not parse
 	 */
-	public static RateLimitExemptions of(List<IpAddressRange> ips, @Nullable String when, KeyResolvers keyResolvers,
+	static RateLimitExemptions of(List<IpAddressRange> ips, @Nullable String when, KeyResolvers keyResolvers,
 			ClientIpResolver clientIpResolver, String whenOrigin) {
 		RequestCondition condition = (when != null && !when.isBlank()) ? keyResolvers.condition(when, whenOrigin)
 				: null;

@@ -38,7 +38,7 @@ public final class RateLimitPolicies {
 	 * Creates the registry.
 	 * @param policies the policies, by name
 	 */
-	public RateLimitPolicies(Map<String, RateLimitPolicy> policies) {
+	RateLimitPolicies(Map<String, RateLimitPolicy> policies) {
 		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(policies));
 	}
 

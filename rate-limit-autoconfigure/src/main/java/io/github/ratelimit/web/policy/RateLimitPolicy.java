@@ -92,7 +92,7 @@ public final class RateLimitPolicy {
 	 * @return the policy
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
-	public static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
+	static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
 		Limit limit = definition.limit(definition.algorithm());
 		long maxDelayNanos = definition.validate(limit);
 		long cost = definition.cost();
@@ -136,7 +136,7 @@ public final class RateLimitPolicy {
 	 * @return the policy
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
-	public RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
+	RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
 			String originPrefix) {
 		KeyResolver planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
 		this.limits.configurePlans(plans);
@@ -155,7 +155,7 @@ public final class RateLimitPolicy {
 	 * @return the policy
 	 * @throws RateLimitConfigurationException when the expression does not parse
 	 */
-	public RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
+	RateLimitPolicy withExemption(String condition, KeyResolvers keyResolvers, String origin) {
 		RequestCondition exemptWhen = keyResolvers.condition(condition, origin);
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, this.planResolver, exemptWhen,
 				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow,
@@ -170,7 +170,7 @@ public final class RateLimitPolicy {
 	 * @return this policy
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
-	public RateLimitPolicy withSlowDown(SlowDown slowDown, String prefix) {
+	RateLimitPolicy withSlowDown(SlowDown slowDown, String prefix) {
 		this.limits.slowDown(slowDown, prefix);
 		return this;
 	}
@@ -183,7 +183,7 @@ public final class RateLimitPolicy {
 	 * @return this policy
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
-	public RateLimitPolicy withBan(BanSettings settings, String prefix) {
+	RateLimitPolicy withBan(BanSettings settings, String prefix) {
 		this.limits.ban(settings, prefix);
 		return this;
 	}

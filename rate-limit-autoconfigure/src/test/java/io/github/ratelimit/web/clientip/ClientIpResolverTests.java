@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.RateLimitExemptions;
+import io.github.ratelimit.web.policy.TestPolicies;
 
 /**
  * Tests for {@link ClientIpResolver}.
@@ -324,8 +325,8 @@ class ClientIpResolverTests {
 		request.addHeader("X-Forwarded-For", "6.6.6.6, 203.0.113.4, 10.2.3.4");
 		KeyResolvers keyResolvers = new KeyResolvers(TRUSTING_PRIVATE, null);
 		// What the filter asks for a request: its exemption by IP, then its key (and a SpEL key, a fallback).
-		RateLimitExemptions exemptions = RateLimitExemptions.of(List.of(IpAddressRange.parse("192.0.2.0/24")), null,
-				keyResolvers, TRUSTING_PRIVATE, "rate-limit.exempt.when");
+		RateLimitExemptions exemptions = TestPolicies.exemptions(List.of(IpAddressRange.parse("192.0.2.0/24")), null,
+				keyResolvers, TRUSTING_PRIVATE);
 		assertThat(exemptions.isExempt(request)).isFalse();
 		assertThat(keyResolvers.forSpec("ip", "test").resolve(request)).isEqualTo("ip:203.0.113.4");
 		assertThat(keyResolvers.forSpec("#{ip}", "test").resolve(new HttpServletRequestWrapper(request))).endsWith("203.0.113.4");

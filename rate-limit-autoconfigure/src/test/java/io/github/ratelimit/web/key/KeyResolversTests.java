@@ -1,7 +1,6 @@
 package io.github.ratelimit.web.key;
 
 import java.security.Principal;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,7 +34,7 @@ public class KeyResolversTests {
 
 	private final DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), this.beans);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), this.beans);
 
 	private final MockHttpServletRequest request = new MockHttpServletRequest("GET", "/x");
 

@@ -36,7 +36,7 @@ class BruteForcePolicyTests {
 
 	private static final long SECOND = 1_000_000_000L;
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), null);
 
 	private final ManualClock clock = new ManualClock();
 

@@ -19,7 +19,7 @@ import io.github.ratelimit.web.key.UnreadableRequestException;
  */
 class RateLimitExemptionsTests {
 
-	private final ClientIpResolver direct = new ClientIpResolver(List.of());
+	private final ClientIpResolver direct = ClientIpResolver.builder().build();
 
 	private final KeyResolvers keyResolvers = new KeyResolvers(this.direct, null);
 
@@ -82,7 +82,7 @@ class RateLimitExemptionsTests {
 		MockHttpServletRequest spoofed = request("203.0.113.7");
 		spoofed.addHeader("X-Forwarded-For", "10.0.0.1");
 		assertThat(exemptions.isExempt(spoofed)).isFalse();
-		ClientIpResolver behindProxy = new ClientIpResolver(List.of(IpAddressRange.parse("192.0.2.1")));
+		ClientIpResolver behindProxy = ClientIpResolver.builder().trustedProxies(List.of(IpAddressRange.parse("192.0.2.1"))).build();
 		RateLimitExemptions trusting = RateLimitExemptions.of(List.of(IpAddressRange.parse("10.0.0.0/8")), null,
 				new KeyResolvers(behindProxy, null), behindProxy, "rate-limit.exempt.when");
 		MockHttpServletRequest forwarded = request("192.0.2.1");

@@ -2,7 +2,6 @@ package io.github.ratelimit.web.policy;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -32,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @ExtendWith(OutputCaptureExtension.class)
 class RateLimitPoliciesTests {
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), null);
 
 	@Test
 	void theStoredFormatReadsBackEveryValue() {

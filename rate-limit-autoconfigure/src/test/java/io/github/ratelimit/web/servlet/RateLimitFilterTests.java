@@ -35,9 +35,9 @@ import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.AnnotatedEndpoints;
 import io.github.ratelimit.web.policy.PathRule;
 import io.github.ratelimit.web.policy.PolicyDefinition;
-import io.github.ratelimit.web.policy.RateLimitPolicies;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
+import io.github.ratelimit.web.policy.TestPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,7 +49,7 @@ class RateLimitFilterTests {
 
 	private final ManualClock clock = new ManualClock();
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), null);
 
 	private final RateLimitPolicy api = policy(CountMode.ALL);
 
@@ -269,7 +269,7 @@ class RateLimitFilterTests {
 	}
 
 	private RateLimitPolicy policy(CountMode count) {
-		return RateLimitPolicy.define(new PolicyDefinition("api", "api", "rate-limit.policies.api", false,
+		return TestPolicies.define(new PolicyDefinition("api", "api", "rate-limit.policies.api", false,
 				Algorithm.TOKEN_BUCKET, 2L, Duration.ofSeconds(10), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, count, false),
 				this.keyResolvers);
 	}
@@ -284,7 +284,7 @@ class RateLimitFilterTests {
 		RequestLimiter limiter = new RequestLimiter(new CaffeineRateLimitStore(100, this.clock), DecisionRecorder.NONE,
 				new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
 		PathRule rule = new PathRule(PathPatternParser.defaultInstance.parse("/api/**"), Set.of(), List.of(policy));
-		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, new RateLimitPolicies(Map.of()), this.keyResolvers);
+		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, TestPolicies.policies(Map.of()), this.keyResolvers);
 		none.afterSingletonsInstantiated();
 		return new RateLimitPipeline(new RateLimitPolicyResolver(List.of(rule), none), limiter, headers, rejectionHandler,
 				RequestDelay.TIMER, false, false);

@@ -15,11 +15,11 @@ import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.HeaderStyle;
 import io.github.ratelimit.web.OnLimit;
-import io.github.ratelimit.web.ProblemDetailRejectionHandler;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.PolicyDefinition;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.policy.TestPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimitResponsesTests {
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), null);
 
 	@Test
 	void secondsAreRoundedUp() {
@@ -90,7 +90,7 @@ class RateLimitResponsesTests {
 	void aSecondWriteWhoseMostRestrictiveLimitIsAConcurrencyLimitLeavesNoResetOfTheFirst() {
 		// Ahead of Spring Security: the rules' headers first, then those of the rules and the handler's limits.
 		RateLimitPolicy rule = policy("rule");
-		RateLimitPolicy slots = RateLimitPolicy.define(new PolicyDefinition("slots", "slots", "test", false,
+		RateLimitPolicy slots = TestPolicies.define(new PolicyDefinition("slots", "slots", "test", false,
 				Algorithm.CONCURRENCY, 2L, null, null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false),
 				this.keyResolvers);
 		RequestDecision rules = result(List.of(rule), List.of(Decision.allowed(10, 9, 5_000_000_000L)));
@@ -119,7 +119,7 @@ class RateLimitResponsesTests {
 	}
 
 	private RateLimitPolicy policy(String name) {
-		return RateLimitPolicy.define(new PolicyDefinition(name, name, "test", false, Algorithm.TOKEN_BUCKET, 1L,
+		return TestPolicies.define(new PolicyDefinition(name, name, "test", false, Algorithm.TOKEN_BUCKET, 1L,
 				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
 	}
 }

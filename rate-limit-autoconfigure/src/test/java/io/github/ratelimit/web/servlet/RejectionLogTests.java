@@ -16,6 +16,7 @@ import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.PolicyDefinition;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.policy.TestPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,9 +28,9 @@ class RejectionLogTests {
 
 	private final RejectionLog rejections = new RejectionLog(this.log, this.clock, Duration.ofMinutes(1));
 
-	private final RateLimitPolicy policy = RateLimitPolicy.define(new PolicyDefinition("api", "api", "test",
+	private final RateLimitPolicy policy = TestPolicies.define(new PolicyDefinition("api", "api", "test",
 			false, Algorithm.TOKEN_BUCKET, 1L, Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO,
-			CountMode.ALL, false), new KeyResolvers(new ClientIpResolver(List.of()), null));
+			CountMode.ALL, false), new KeyResolvers(ClientIpResolver.builder().build(), null));
 
 	@Test
 	void oneWarningPerKeyPerIntervalTheRestAtDebug() {

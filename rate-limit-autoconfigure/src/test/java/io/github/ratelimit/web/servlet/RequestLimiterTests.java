@@ -26,6 +26,7 @@ import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.PolicyDefinition;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.policy.TestPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -37,7 +38,7 @@ class RequestLimiterTests {
 
 	private final ManualClock clock = new ManualClock();
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), null);
 
 	private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
 
@@ -120,8 +121,8 @@ class RequestLimiterTests {
 	void aSlowedRequestBeyondMaxWaitingIsRefusedAtOnceAndGivesBackItsUnit() {
 		RequestLimiter limiter = limiter(1);
 		RateLimitPolicy login = policy("login", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(15), OnLimit.REJECT,
-				Duration.ZERO, "global").withSlowDown(new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1),
-						Duration.ofSeconds(8)), "rate-limit.policies.login.slow-down");
+				Duration.ZERO, "global");
+		login = TestPolicies.slowingDown(login, new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1), Duration.ofSeconds(8)));
 		assertThat(decide(limiter, List.of(login)).waitNanos()).isZero();
 		assertThat(decide(limiter, List.of(login)).waitNanos()).as("holds the one waiting place").isEqualTo(1_000_000_000L);
 		RequestDecision refused = decide(limiter, List.of(login));
@@ -145,8 +146,8 @@ class RequestLimiterTests {
 
 		}, new RejectionLog(this.clock, Duration.ofMinutes(1)), true, 1);
 		RateLimitPolicy login = policy("login", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(15), OnLimit.REJECT,
-				Duration.ZERO, "global").withSlowDown(new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1),
-						Duration.ofSeconds(8)), "rate-limit.policies.login.slow-down");
+				Duration.ZERO, "global");
+		login = TestPolicies.slowingDown(login, new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1), Duration.ofSeconds(8)));
 		for (int i = 0; i < 4; i++) {
 			RequestDecision decided = decide(limiter, List.of(login));
 			assertThat(decided.isAllowed()).isTrue();
@@ -181,7 +182,7 @@ class RequestLimiterTests {
 
 	private RateLimitPolicy policy(String name, Algorithm algorithm, long limit, Duration period, OnLimit onLimit,
 			Duration maxDelay, String key) {
-		return RateLimitPolicy.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
+		return TestPolicies.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
 				algorithm, limit, period, null, key, 1, onLimit, maxDelay, CountMode.ALL, false), this.keyResolvers);
 	}
 }

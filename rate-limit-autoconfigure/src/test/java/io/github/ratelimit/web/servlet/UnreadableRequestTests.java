@@ -23,6 +23,7 @@ import io.github.ratelimit.web.key.KeyResolversTests;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.policy.PolicyDefinition;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.policy.TestPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -35,7 +36,7 @@ class UnreadableRequestTests {
 
 	private final ManualClock clock = new ManualClock();
 
-	private final KeyResolvers keyResolvers = new KeyResolvers(new ClientIpResolver(List.of()), null);
+	private final KeyResolvers keyResolvers = new KeyResolvers(ClientIpResolver.builder().build(), null);
 
 	private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, this.clock);
 
@@ -80,10 +81,9 @@ class UnreadableRequestTests {
 
 	@Test
 	void aShadowCopyFallsBackForItsPlanAndExemptionToo() {
-		RateLimitPolicy policy = policy("planned", "ip", false)
-			.withPlans("#{header('X-Plan').substring(0, 3)}", Map.of("pro", new RateLimitPolicy.Plan(10L, null, null)),
-					this.keyResolvers, "rate-limit.policies.planned")
-			.withExemption("header('X-Probe').length() > 3", this.keyResolvers, "rate-limit.policies.planned.exempt-when");
+		RateLimitPolicy policy = TestPolicies.planned(policy("planned", "ip", false),
+				"#{header('X-Plan').substring(0, 3)}", Map.of("pro", new RateLimitPolicy.Plan(10L, null, null)),
+				"header('X-Probe').length() > 3", this.keyResolvers);
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.addHeader("X-Plan", "p");
 		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> policy.isExempt(request))
@@ -99,7 +99,7 @@ class UnreadableRequestTests {
 	}
 
 	private RateLimitPolicy policy(String name, String key, boolean shadow) {
-		return RateLimitPolicy.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
+		return TestPolicies.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
 				Algorithm.TOKEN_BUCKET, 3L, Duration.ofMinutes(1), null, key, 1, OnLimit.REJECT, Duration.ZERO,
 				CountMode.ALL, shadow), this.keyResolvers);
 	}

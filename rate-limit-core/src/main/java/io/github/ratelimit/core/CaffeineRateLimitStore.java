@@ -305,9 +305,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Makes a key's budget whole: forgets its state, or, for a key the table does not track (judged by its
-	 * overflow budget, as {@link #peek} reads it), makes that overflow budget whole, for every key that
-	 * shares it: an operator unlocking a user during a flood must not be answered by a budget still spent.
+	 * Makes a key's budget whole: forgets its state and makes its overflow budget whole (for every key that
+	 * shares it), which judges a key the table does not track, and a forgotten one while the table is full:
+	 * an operator unlocking a user during a flood must not be answered by a budget still spent. Lifts the
+	 * key's ban too.
 	 */
 	@Override
 	public void reset(String limitId, String key) {

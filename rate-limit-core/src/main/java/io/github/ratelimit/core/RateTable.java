@@ -205,14 +205,16 @@ final class RateTable {
 		}
 	}
 
-	/** Forgets a key's state, or, for a key not tracked, makes its overflow budget whole. */
+	/**
+	 * Forgets a key's state and makes its overflow budget whole: a key the table does not track is judged
+	 * by it, and so is a tracked key once forgotten while the table is full (an operator's unlock during a
+	 * flood must not leave the key with a budget the flood spent).
+	 */
 	void reset(String key) {
 		if (this.states.asMap().remove(key) != null) {
 			this.tracked.decrementAndGet();
 		}
-		else {
-			this.overflow.reset(key);
-		}
+		this.overflow.reset(key);
 	}
 
 	long size() {

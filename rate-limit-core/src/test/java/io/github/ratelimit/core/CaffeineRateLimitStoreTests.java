@@ -329,6 +329,20 @@ class CaffeineRateLimitStoreTests {
 	}
 
 	@Test
+	void resettingATrackedKeyOfAFullTableLeavesItNoSpentOverflowBudget() {
+		Acquisition user = new Acquisition("login", this.limit, "gina", 1);
+		this.store.tryAcquire(user);
+		for (int i = 0; i < 5_000; i++) {
+			// A flood fills the table and spends every overflow budget.
+			this.store.tryAcquire(new Acquisition("login", this.limit, "junk-" + i, 1));
+		}
+		assertThat(this.store.peek(user).remaining()).isEqualTo(2);
+		this.store.reset("login", "gina");
+		assertThat(this.store.peek(user).remaining()).as("whole, as the operator asked").isEqualTo(3);
+		assertThat(drain(user)).isEqualTo(3);
+	}
+
+	@Test
 	void aKeyIsTrackedOnItsOwnOnlyOnceItsOverflowBudgetIsFresh() {
 		for (int i = 0; i < 100; i++) {
 			this.store.tryAcquire(new Acquisition("login", this.limit, "filler-" + i, 1));

@@ -129,7 +129,7 @@ final class Fallback {
 			return new Outcome(decisions, 0, null);
 		}
 		// The local store's receipts, with its own marks: a give-back goes there.
-		List<Receipt> localReceipts = (!denied && !local.isEmpty()) ? this.localStore.admitAll(local) : List.of();
+		List<Receipt> localReceipts = (!denied && !local.isEmpty()) ? this.localStore.admitAll(withoutBans(local)) : List.of();
 		List<Receipt> receipts = new ArrayList<>(n);
 		for (int i = 0, nextLocal = 0; i < n; i++) {
 			Acquisition acquisition = acquisitions.get(i);
@@ -177,7 +177,7 @@ final class Fallback {
 			if (mirrored == null) {
 				mirrored = new ArrayList<>(receipts);
 			}
-			Receipt mirror = this.localStore.admitAll(List.of(acquisition)).get(0);
+			Receipt mirror = this.localStore.admitAll(withoutBans(List.of(acquisition))).get(0);
 			if (mirror.holdsCost()) {
 				mirrored.set(i, new Receipt(acquisition, receipt.decision(), receipt.mark(), receipt.place(), mirror));
 			}
@@ -202,6 +202,22 @@ final class Fallback {
 			}
 		}
 		return mirrored;
+	}
+
+	/**
+	 * The acquisitions as the local store takes them: without their bans, which live in Redis only, so that
+	 * one instance's outage never leaves a ban that Redis, the other instances and an operator's reset do
+	 * not know (while Redis cannot answer, a banned key is judged by its local budget).
+	 */
+	private static List<Acquisition> withoutBans(List<Acquisition> acquisitions) {
+		if (!ScriptCodec.bans(acquisitions)) {
+			return acquisitions;
+		}
+		List<Acquisition> without = new ArrayList<>(acquisitions.size());
+		for (Acquisition a : acquisitions) {
+			without.add((a.ban() == null) ? a : new Acquisition(a.limitId(), a.limit(), a.key(), a.cost(), a.maxWaitNanos()));
+		}
+		return without;
 	}
 
 	private static String localKey(Acquisition acquisition) {

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.Ban;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.OnFailure;
@@ -85,6 +86,33 @@ class PolicyOnFailureTests {
 
 	private static Receipt admit(RedisRateLimitStore store, Acquisition acquisition) {
 		return store.admitAll(List.of(acquisition)).get(0);
+	}
+
+	@Test
+	void aBanLivesInRedisOnlyAndAnOutageLeavesNoneBehindInTheLocalStore() {
+		RedisRateLimitStore store = store();
+		Acquisition banning = new Acquisition("login", TWO, "mallory", 1, 0,
+				new Ban(2, Duration.ofHours(1).toNanos(), Duration.ofHours(1).toNanos()));
+		redis.process().kill();
+		List<Receipt.Place> places = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			places.add(admit(store, banning).place());
+		}
+		assertThat(places).as("judged by this instance's budget, never banned here")
+			.containsExactly(Receipt.Place.LOCAL, Receipt.Place.LOCAL, Receipt.Place.LOCAL, Receipt.Place.LOCAL,
+					Receipt.Place.LOCAL, Receipt.Place.LOCAL);
+		assertThat(this.local.bannedNanos(banning)).isZero();
+		redis.process().start();
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		for (int i = 0; System.nanoTime() < deadline; i++) {
+			if (admit(store, new Acquisition("warm-up", TWO, "back" + i, 1)).place() == Receipt.Place.STORE) {
+				break;
+			}
+			RedisProcess.sleep(50);
+		}
+		Receipt back = admit(store, banning);
+		assertThat(back.decision().retryAfterNanos()).as("this instance's lockout at most, no ban of its own")
+			.isLessThan(Duration.ofHours(1).toNanos());
 	}
 
 	@Test

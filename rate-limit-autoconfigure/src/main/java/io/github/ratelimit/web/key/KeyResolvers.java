@@ -31,11 +31,12 @@ import io.github.ratelimit.web.clientip.ClientIpResolver;
  * parameter sent as a file part), throws {@link UnreadableRequestException}, which refuses the request
  * with a {@code 400}: otherwise a client could choose to be keyed by its IP. Thread-safe.
  *
- * <p>A {@code param:} key is the parameter's first value up to its first comma. Spring MVC binds a
- * repeated parameter ({@code u=x&u=y}) to a {@code String} as {@code "x,y"}, while
- * {@code getParameter} (and so Spring Security's form login) reads {@code "x"}: cutting at the comma
- * gives {@code u=x}, {@code u=x,y} and {@code u=x&u=y} one budget, so whichever of the two a handler
- * reads, a client cannot reach the same identity with a second budget by repeating the parameter.
+ * <p>A {@code param:} key is the account the parameter names, whichever way a handler reads it:
+ * {@code getParameter} (Spring Security's form login) reads the first value, Spring MVC binds a repeated
+ * parameter ({@code u=x&u=y}) to a {@code String} as {@code "x,y"} and to a list as its values, and an
+ * application may take the last. So every value, and every part of a value between commas, must name
+ * the same account (blank ones aside: {@code u=&u=alice} is alice); a request whose parts name two is
+ * refused ({@code 400}), never keyed by one of them while the handler reads another.
  * Nor by writing it as {@code u[]=x}, which Spring MVC binds to {@code u} when there is no {@code u}.
  * Nor by writing the name another way the application takes as the same account: the value is an
  * {@link KeyValues#identity} (invisible characters dropped, trimmed, NFKC, case folded), so {@code Alice},
@@ -102,11 +103,11 @@ public final class KeyResolvers {
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
 			return typed("param", (request) -> {
-				String value = RequestParameters.first(request, name, origin);
-				if (value == null && RequestParameters.bodyHoldsNoParameters(request)) {
+				String identity = RequestParameters.identity(request, name, origin);
+				if (identity == null && RequestParameters.bodyHoldsNoParameters(request)) {
 					warnOfABodyWithoutParameters(request, name, origin);
 				}
-				return (value != null) ? KeyValues.firstValueIdentity(value) : null;
+				return identity;
 			}, origin);
 		}
 		if (trimmed.contains("#{")) {

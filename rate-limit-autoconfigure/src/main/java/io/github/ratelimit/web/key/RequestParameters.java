@@ -63,6 +63,39 @@ public final class RequestParameters {
 	 * sends the name as a file part (no parameter to the container, a value to {@code @RequestPart})
 	 */
 	static @Nullable String first(HttpServletRequest request, String name, String origin) {
+		String[] values = values(request, name, origin);
+		return (values != null) ? values[0] : null;
+	}
+
+	/**
+	 * Returns the account a parameter names however an application reads it (its first value, Spring MVC's
+	 * values joined by commas, a list of them, the last one): every value, and every part of a value between
+	 * commas, must name the same {@link KeyValues#identity}, blank ones aside; the array form {@code name[]}
+	 * counts when there is no {@code name}.
+	 * @return the identity; {@code null} when the parameter is absent or blank
+	 * @throws UnreadableRequestException when its values name different accounts, as when the parameters
+	 * cannot be read
+	 */
+	static @Nullable String identity(HttpServletRequest request, String name, String origin) {
+		String[] values = values(request, name, origin);
+		String found = null;
+		for (int i = 0; values != null && i < values.length; i++) {
+			for (String part : values[i].split(",", -1)) {
+				String identity = KeyValues.identity(part);
+				if (identity.isEmpty() || identity.equals(found)) {
+					continue;
+				}
+				if (found != null) {
+					throw new UnreadableRequestException(origin,
+							"parameter '" + name + "' names more than one account (repeated, or with a comma)", null);
+				}
+				found = identity;
+			}
+		}
+		return found;
+	}
+
+	private static String @Nullable [] values(HttpServletRequest request, String name, String origin) {
 		String reason = read(request);
 		if (reason != null) {
 			throw new UnreadableRequestException(origin, reason, null);
@@ -70,8 +103,8 @@ public final class RequestParameters {
 		if (isMultipart(request) && hasFilePart(request, name, origin)) {
 			throw new UnreadableRequestException(origin, "parameter '" + name + "' is sent as a file part", null);
 		}
-		String value = request.getParameter(name);
-		return (value != null) ? value : request.getParameter(name + "[]");
+		String[] values = request.getParameterValues(name);
+		return (values != null && values.length > 0) ? values : request.getParameterValues(name + "[]");
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.key;
 
 import java.security.Principal;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -94,23 +95,29 @@ public class KeyResolversTests {
 	}
 
 	@Test
-	void repeatedParametersCannotReachAnIdentityWithASecondBudget() {
-		String single = key(Map.of("u", new String[] { "alice" }));
-		// Spring MVC binds u=alice&u=x to "alice,x"; getParameter (Spring Security's form login) reads "alice".
-		assertThat(key(Map.of("u", new String[] { "alice", "x" }))).isEqualTo(single);
-		assertThat(key(Map.of("u", new String[] { "alice,x" }))).isEqualTo(single);
-		assertThat(key(Map.of("u", new String[] { "alice", "y" }))).isEqualTo(single);
-		assertThat(key(Map.of("u", new String[] { "alice,x", "y" }))).isEqualTo(single);
-		assertThat(single).isEqualTo("param:alice");
-		assertThat(key(Map.of("u", new String[] { "bob", "alice" }))).isEqualTo("param:bob");
-		assertThat(key(Map.of("u", new String[] { ",alice" }))).as("nothing before the comma").isEqualTo("ip:203.0.113.7");
+	void aParameterWhoseValuesNameTwoAccountsIsRefusedAndOneNamedTwiceIsThatAccount() {
+		// getParameter reads the first value, Spring MVC binds u=a&u=b to "a,b" or a list, an application may
+		// take the last: a request whose values name two accounts is no one's, whichever way it is read.
+		for (String[] values : List.of(new String[] { "alice", "x" }, new String[] { "alice,x" },
+				new String[] { "mallory", "alice" }, new String[] { "alice,x", "alice" }, new String[] { ",alice", "bob" })) {
+			assertThatExceptionOfType(UnreadableRequestException.class).as(String.join("&", values))
+				.isThrownBy(() -> key(Map.of("u", values)))
+				.withMessageContaining("parameter 'u' names more than one account");
+		}
+		assertThat(key(Map.of("u", new String[] { "alice" }))).isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "alice", "Alice", " alice" }))).as("one account").isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "", "alice" }))).as("a blank value aside").isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { ",alice" }))).as("a blank part aside").isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "alice," }))).isEqualTo("param:alice");
+		assertThat(key(Map.of("u", new String[] { "", " , " }))).as("blank: the client IP's").isEqualTo("ip:203.0.113.7");
 	}
 
 	@Test
 	void theArrayFormOfAParameterIsThatParameterWhenItIsAbsent() {
 		// Spring MVC's @RequestParam("u") reads u[] when there is no u.
 		assertThat(key(Map.of("u[]", new String[] { "alice" }))).isEqualTo("param:alice");
-		assertThat(key(Map.of("u[]", new String[] { "alice", "x" }))).isEqualTo("param:alice");
+		assertThatExceptionOfType(UnreadableRequestException.class).as("two accounts")
+			.isThrownBy(() -> key(Map.of("u[]", new String[] { "alice", "x" })));
 		assertThat(key(Map.of("u", new String[] { "bob" }, "u[]", new String[] { "alice" })))
 			.as("u first, as the handler reads it").isEqualTo("param:bob");
 		assertThat(key(Map.of("u[]", new String[] { "" }))).as("empty: the client IP").isEqualTo("ip:203.0.113.7");
@@ -225,7 +232,7 @@ public class KeyResolversTests {
 	@Test
 	void aParameterIsKeyedByTheAccountItNamesHoweverItIsWritten() {
 		String[] variants = { "alice", "Alice", " alice ", "ALICE\t", "alice\u00a0", "\u3000alice",
-				"\uff41\uff4c\uff49\uff43\uff45", "alice,x",
+				"\uff41\uff4c\uff49\uff43\uff45", "alice,Alice",
 				// Characters that do not show: a soft hyphen, zero-width space, joiner, word joiner, byte order
 				// mark, a variation selector, anywhere and as many as you like.
 				"a\u00adlice", "a\u00ad\u00adlice", "al\u00adi\u00adce", "ali\u200bce", "alice\u200d", "al\u2060ice",

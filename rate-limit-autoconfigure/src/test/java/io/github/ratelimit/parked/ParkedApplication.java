@@ -21,6 +21,8 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -40,7 +42,9 @@ public class ParkedApplication {
 	SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
 		return http.authorizeHttpRequests((requests) -> requests.requestMatchers("/waiting/me").authenticated()
 			.anyRequest()
-			.permitAll()).httpBasic(Customizer.withDefaults()).formLogin(Customizer.withDefaults()).build();
+			.permitAll()).httpBasic(Customizer.withDefaults()).formLogin(Customizer.withDefaults())
+			.csrf((csrf) -> csrf.ignoringRequestMatchers("/waiting/form"))
+			.build();
 	}
 
 	@Bean
@@ -115,6 +119,12 @@ public class ParkedApplication {
 		@GetMapping("/waiting/work")
 		String work(@RequestAttribute(name = TENANT, required = false) @Nullable String tenant) {
 			return "work for " + tenant;
+		}
+
+		/** A form sent with PUT: its parameters are the body's, read by Spring's FormContentFilter. */
+		@PutMapping("/waiting/form")
+		String form(@RequestParam String name) {
+			return "form " + name;
 		}
 
 		@GetMapping("/waiting/me")

@@ -1,5 +1,8 @@
 package io.github.ratelimit.parked;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -60,6 +63,24 @@ abstract class ParkedRequestTests {
 		assertThat(response.statusCode()).isEqualTo(200);
 		assertThat(response.body()).isEqualTo("work for acme");
 		assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("1");
+	}
+
+	@Test
+	void aFormSentWithPutReachesTheHandlerWithItsParameters() {
+		HttpRequest put = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/waiting/form"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.PUT(HttpRequest.BodyPublishers.ofString("name=x"))
+			.build();
+		HttpResponse<String> response = waited(() -> {
+			try {
+				return HttpClient.newHttpClient().send(put, HttpResponse.BodyHandlers.ofString());
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.body()).isEqualTo("form x");
 	}
 
 	@Test

@@ -97,8 +97,9 @@ final class ParkedTurn {
 	/**
 	 * Whether a request that must wait can do so without its thread: only when the application asked for it
 	 * ({@code rate-limit.delay.park}). MockMvc has no container to dispatch it again; a multipart request's
-	 * parts would be cleaned up before it resumes; a request that a filter or servlet without async support
-	 * handles is logged once.
+	 * parts would be cleaned up before it resumes, and a form sent with another method than POST (or whose
+	 * method a filter overrode) would lose what a filter ahead of ours read; a request that a filter or
+	 * servlet without async support handles is logged once.
 	 */
 	static boolean mayPark(HttpServletRequest request, boolean park) {
 		if (!park) {
@@ -113,6 +114,14 @@ final class ParkedTurn {
 			innermost = wrapper.getRequest();
 		}
 		if (innermost.getClass().getName().startsWith("org.springframework.mock.web.")) {
+			return false;
+		}
+		// The container dispatches its own request again, without the wrappers of filters ahead of ours:
+		// Spring's FormContentFilter (the form body of a PUT, PATCH or DELETE) and HiddenHttpMethodFilter
+		// (a _method override) would be lost, so the handler would miss the parameters or the method.
+		if (!(innermost instanceof HttpServletRequest container) || !container.getMethod().equals(request.getMethod())
+				|| (!"POST".equals(request.getMethod()) && contentType != null
+						&& contentType.regionMatches(true, 0, "application/x-www-form-urlencoded", 0, 33))) {
 			return false;
 		}
 		if (!request.isAsyncSupported()) {

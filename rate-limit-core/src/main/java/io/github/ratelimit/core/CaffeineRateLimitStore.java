@@ -62,7 +62,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	 * Its parts, package-private: this class decides a tracked key quietly and owns the tables; a RateTable
 	 * per rate limit holds that limit's states and takes every other path; IdleUntilFresh says how long an
 	 * entry is kept; OverflowBudgets are a table's shared budgets; a ConcurrencyTable per concurrency limit
-	 * counts requests in flight.
+	 * counts requests in flight; a BanTable per limit whose acquisitions ban holds its bans.
 	 */
 
 	/**
@@ -225,7 +225,7 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 	}
 
 	/** The receipt of an acquisition of a banned key: rejected for the rest of the ban, nothing taken. */
-	static Receipt banned(Acquisition acquisition, long restNanos, long mark) {
+	private static Receipt banned(Acquisition acquisition, long restNanos, long mark) {
 		long limit = acquisition.limit().limit();
 		return new Receipt(acquisition, Decision.rejected(limit, 0, restNanos, restNanos, restNanos), mark,
 				Receipt.Place.BANNED);

@@ -40,8 +40,10 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
  * (metrics) and logs rejections. A store that throws fails open: the request
  * goes through and the error is counted.
  * <p>
- * Delay mode is bounded for the whole application: at most {@code maxWaiting} requests wait for their
- * turn at once, over all policies and keys. A request that would wait beyond that is rejected at
+ * A policy that slows down ({@code slow-down}) makes an allowed request wait, by the units its key had
+ * spent before it ({@link RateLimitPolicy#slowDownNanos}). Waiting is bounded for the whole application
+ * (delay mode and slow-down alike): at most {@code maxWaiting} requests wait for their turn at once, over
+ * all policies and keys. A request that would wait beyond that is rejected at
  * once: it gives back every token it took, and the policies that would have made it wait are its
  * violated policies, with the wait it would have had as its retry-after. A result that must wait holds
  * one of those places until {@link #doneWaiting()}. Thread-safe; the bound is exact.

@@ -83,7 +83,7 @@ final class ScriptCodec {
 	Call call(ScriptOp op, List<Acquisition> acquisitions, byte[][] keys, byte[] deadlineArg,
 			Leases.Lease @Nullable [] leases) {
 		if (op == ScriptOp.ACQUIRE && bans(acquisitions)) {
-			return banning(acquisitions, keys, deadlineArg);
+			return banning(acquisitions, keys, deadlineArg, leases);
 		}
 		LuaScript script = switch (op) {
 			case ACQUIRE -> this.scripts.forAcquire(acquisitions);
@@ -115,7 +115,8 @@ final class ScriptCodec {
 	 * each acquisition's values and its ban's after, within and duration ({@code 0 0 0} for none); the state
 	 * keys, then each one's ban key ({@link RedisKeys#banKey}, in its slot).
 	 */
-	private Call banning(List<Acquisition> acquisitions, byte[][] keys, byte[] deadlineArg) {
+	private Call banning(List<Acquisition> acquisitions, byte[][] keys, byte[] deadlineArg,
+			Leases.Lease @Nullable [] leases) {
 		int n = acquisitions.size();
 		byte[][] args = new byte[3 + 10 * n][];
 		args[0] = this.clock.arg();
@@ -124,7 +125,7 @@ final class ScriptCodec {
 		byte[][] all = Arrays.copyOf(keys, 2 * n);
 		for (int a = 0, i = 3; a < n; a++) {
 			Acquisition acquisition = acquisitions.get(a);
-			i = acquisitionArgs(args, i, acquisition, ScriptOp.ACQUIRE, null);
+			i = acquisitionArgs(args, i, acquisition, ScriptOp.ACQUIRE, (leases != null) ? leases[a] : null);
 			Ban ban = acquisition.ban();
 			args[i++] = number((ban != null) ? ban.after() : 0);
 			args[i++] = number((ban != null) ? micros(ban.withinNanos()) : 0);

@@ -103,6 +103,21 @@ class RedisBanTests {
 	}
 
 	@Test
+	void aRequestThatMayBanAndTakesASlotHoldsItsLease() {
+		// Each request has acquisitions of its own: a lease is the request's.
+		Limit one = Limit.builder().algorithm(Algorithm.CONCURRENCY).limit(1).build();
+		Acquisition alicesSlot = new Acquisition("slots", one, "global", 1);
+		List<Receipt> first = this.store.admitAll(List.of(acquisition(Algorithm.TOKEN_BUCKET, "alice"), alicesSlot));
+		assertThat(first).allMatch((receipt) -> receipt.decision().isAllowed());
+		assertThat(this.store.admitAll(List.of(acquisition(Algorithm.TOKEN_BUCKET, "bob"),
+				new Acquisition("slots", one, "global", 1))).get(1).decision().isAllowed()).as("the one slot is held")
+			.isFalse();
+		this.store.release(alicesSlot);
+		assertThat(this.store.admitAll(List.of(acquisition(Algorithm.TOKEN_BUCKET, "carl"),
+				new Acquisition("slots", one, "global", 1))).get(1).decision().isAllowed()).as("and given back").isTrue();
+	}
+
+	@Test
 	void aResetOfEveryBudgetLiftsEveryBan() {
 		Acquisition alice = acquisition(Algorithm.TOKEN_BUCKET, "alice");
 		places(alice, 5);

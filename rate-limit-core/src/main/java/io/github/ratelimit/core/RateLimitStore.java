@@ -35,8 +35,12 @@ public interface RateLimitStore {
 	 * seeing the same budget: however many arrive at once, at most the budget's remaining tokens are
 	 * admitted.
 	 * <p>
+	 * A store that {@linkplain #bans() bans} refuses an acquisition of a banned key at once, without asking
+	 * its budget ({@link Receipt.Place#BANNED}), and counts the first rejection of a request by a budget
+	 * towards its key's {@link Ban}, in the same step.
+	 * <p>
 	 * This default keeps no mark: its receipts give back through {@link #release(Acquisition)}, which
-	 * subtracts from the state as it is then (a store of this project gives back exactly).
+	 * subtracts from the state as it is then (a store of this project gives back exactly); it bans nobody.
 	 * @param acquisitions the budgets, in the order they are asked
 	 * @return one receipt per acquisition, in the same order; the request is allowed only when all are
 	 */

@@ -20,6 +20,7 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -125,6 +126,12 @@ public class ParkedApplication {
 		@PutMapping("/waiting/form")
 		String form(@RequestParam String name) {
 			return "form " + name;
+		}
+
+		/** A form posted with {@code _method=DELETE}, which HiddenHttpMethodFilter turns into a DELETE. */
+		@DeleteMapping("/waiting/form")
+		String deleted(@RequestParam String name) {
+			return "deleted " + name;
 		}
 
 		@GetMapping("/waiting/me")

@@ -89,8 +89,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	protected ProblemDetail problem(HttpServletRequest request, RateLimitResult result) {
 		List<String> violated = result.violatedPolicies();
 		long retryAfter = result.retryAfterSeconds();
-		List<String> banned = result.bannedPolicies();
-		Instant bannedUntil = banned.isEmpty() ? null : Instant.now().plusSeconds(retryAfter).truncatedTo(ChronoUnit.SECONDS);
+		Instant bannedUntil = bannedUntil(result);
 		String detail = "Rate limit exceeded for " + String.join(", ", violated.stream().map((n) -> "'" + n + "'").toList())
 				+ ((bannedUntil != null) ? "; banned until " + bannedUntil : "") + "; retry after " + retryAfter
 				+ ((retryAfter == 1) ? " second." : " seconds.");
@@ -106,6 +105,18 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 			problem.setProperty("banned-until", bannedUntil.toString());
 		}
 		return problem;
+	}
+
+	/** When the longest ban that refused the request ends, to the second; {@code null} when no ban did. */
+	private static @Nullable Instant bannedUntil(RateLimitResult result) {
+		List<String> banned = result.bannedPolicies();
+		long nanos = 0;
+		for (int i = 0; !banned.isEmpty() && i < result.policyNames().size(); i++) {
+			if (banned.contains(result.policyNames().get(i))) {
+				nanos = Math.max(nanos, result.decisions().get(i).retryAfterNanos());
+			}
+		}
+		return (nanos > 0) ? Instant.now().plusNanos(nanos).truncatedTo(ChronoUnit.SECONDS) : null;
 	}
 
 	/**

@@ -206,8 +206,11 @@ final class Decider {
 			return decide(acquisitions, op, deadline).decisions();
 		}
 		List<Decision> decisions = new ArrayList<>(acquisitions.size());
+		boolean refused = false;
 		for (Acquisition acquisition : acquisitions) {
-			decisions.add(decide(List.of(acquisition), op, deadline).first());
+			Decision decision = decide(List.of(refused ? Fallback.withoutBan(acquisition) : acquisition), op, deadline).first();
+			decisions.add(decision);
+			refused |= !decision.isAllowed();
 		}
 		if (op == ScriptOp.ACQUIRE && !decisions.stream().allMatch(Decision::isAllowed)) {
 			for (int i = 0; i < decisions.size(); i++) {
@@ -230,9 +233,14 @@ final class Decider {
 			return this.fallback.mirrored(decide(acquisitions, ScriptOp.ACQUIRE, deadline).receipts(acquisitions), this::giveBack);
 		}
 		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
+		boolean refused = false;
 		for (Acquisition acquisition : acquisitions) {
-			List<Acquisition> one = List.of(acquisition);
-			receipts.add(decide(one, ScriptOp.ACQUIRE, deadline).receipts(one).get(0));
+			// After a refusal no other budget's rejection counts towards its ban, as in one call.
+			List<Acquisition> one = List.of(refused ? Fallback.withoutBan(acquisition) : acquisition);
+			Receipt receipt = decide(one, ScriptOp.ACQUIRE, deadline).receipts(one).get(0);
+			receipts.add((one.get(0) == acquisition) ? receipt
+					: new Receipt(acquisition, receipt.decision(), receipt.mark(), receipt.place(), receipt.mirror()));
+			refused |= !receipt.decision().isAllowed();
 		}
 		if (!receipts.stream().allMatch((receipt) -> receipt.decision().isAllowed())) {
 			for (int i = 0; i < receipts.size(); i++) {

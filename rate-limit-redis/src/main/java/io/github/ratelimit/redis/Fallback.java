@@ -214,10 +214,15 @@ final class Fallback {
 			return acquisitions;
 		}
 		List<Acquisition> without = new ArrayList<>(acquisitions.size());
-		for (Acquisition a : acquisitions) {
-			without.add((a.ban() == null) ? a : new Acquisition(a.limitId(), a.limit(), a.key(), a.cost(), a.maxWaitNanos()));
+		for (Acquisition acquisition : acquisitions) {
+			without.add(withoutBan(acquisition));
 		}
 		return without;
+	}
+
+	/** The acquisition without its ban: itself when it has none. */
+	static Acquisition withoutBan(Acquisition a) {
+		return (a.ban() == null) ? a : new Acquisition(a.limitId(), a.limit(), a.key(), a.cost(), a.maxWaitNanos());
 	}
 
 	private static String localKey(Acquisition acquisition) {

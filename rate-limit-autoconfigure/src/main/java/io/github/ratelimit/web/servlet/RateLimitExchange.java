@@ -230,7 +230,8 @@ final class RateLimitExchange {
 	 */
 	boolean retakeSlots(HttpServletRequest request, HttpServletResponse response) throws IOException {
 		List<Check> released = this.slotsToRetake;
-		if (released.isEmpty()) {
+		if (released.isEmpty() || this.released.get()) {
+			// The container ended the request meanwhile: its slots were given back for good.
 			return true;
 		}
 		this.slotsToRetake = List.of();

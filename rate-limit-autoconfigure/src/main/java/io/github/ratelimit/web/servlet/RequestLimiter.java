@@ -330,7 +330,7 @@ final class RequestLimiter {
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Rate limit store failed to take again the slots of a request that waited; it goes on", ex);
-			return released;
+			return released.stream().map(Check::withoutSlot).toList();
 		}
 		boolean allowed = receipts.stream().allMatch((receipt) -> receipt.decision().isAllowed());
 		List<Check> checks = new ArrayList<>(released.size());

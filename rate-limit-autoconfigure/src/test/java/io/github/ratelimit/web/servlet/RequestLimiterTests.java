@@ -17,6 +17,8 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.test.ManualClock;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.DecisionOutcome;
@@ -154,6 +156,40 @@ class RequestLimiterTests {
 			assertThat(decided.waitNanos()).isZero();
 		}
 		assertThat(outcomes).containsExactly("allowed", "slowed", "slowed", "shadow-rejected");
+	}
+
+	@Test
+	void aStoreThatFailsToTakeBackTheSlotsOfARequestThatWaitedLetsItGoOnWithoutThem() {
+		RateLimitPolicy slots = policy("slots", Algorithm.CONCURRENCY, 1, null, OnLimit.REJECT, Duration.ZERO, "global");
+		List<Check> held = decide(limiter(1), List.of(slots)).checks();
+		assertThat(held.get(0).holdsSlot()).isTrue();
+		RateLimitStore down = new RateLimitStore() {
+
+			@Override
+			public Decision tryAcquire(Acquisition acquisition) {
+				throw new IllegalStateException("down");
+			}
+
+			@Override
+			public Decision release(Acquisition acquisition) {
+				throw new IllegalStateException("down");
+			}
+
+			@Override
+			public Decision peek(Acquisition acquisition) {
+				throw new IllegalStateException("down");
+			}
+
+			@Override
+			public void reset(String limitId, String key) {
+			}
+
+		};
+		RequestLimiter failing = new RequestLimiter(down, DecisionRecorder.NONE,
+				new RejectionLog(this.clock, Duration.ofMinutes(1)), false, 1);
+		// The request gave its slot back to wait; the store fails to give it again: it goes on holding none,
+		// so its end gives nothing back a second time.
+		assertThat(failing.retake(held)).noneMatch(Check::holdsSlot);
 	}
 
 	@Test

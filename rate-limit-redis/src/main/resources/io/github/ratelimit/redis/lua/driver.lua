@@ -181,7 +181,8 @@ end
 -- the 7 above then its ban's after, within (us) and duration (us), 0 0 0 for one that bans nobody; KEYS:
 -- the n state keys, then each one's ban key. A banned key's acquisition is rejected without its budget
 -- asked. The budgets are asked in order, all or nothing; the first refusal, when its budget's own, counts
--- towards its key's ban (as CaffeineRateLimitStore does), and may start it.
+-- towards its key's ban (as CaffeineRateLimitStore does), and may start it; after it, no ban is read nor
+-- counted (the in-process store reads the budgets it did not ask).
 local function decide_banning(n)
   local acquisitions, err = read(1, 4, n, 10)
   if not acquisitions then
@@ -194,7 +195,7 @@ local function decide_banning(n)
     local b = { key = KEYS[n + i], after = tonumber(ARGV[at]), within = tonumber(ARGV[at + 1]),
       duration = tonumber(ARGV[at + 2]) }
     local rest = 0
-    if b.after > 0 then
+    if b.after > 0 and not first_refusal then
       rest = (tonumber(redis.call('HGET', b.key, 'until')) or 0) - now
     end
     if rest > 0 then

@@ -225,12 +225,11 @@ final class RequestLimiter {
 
 	private List<Check> checks(List<RateLimitPolicy> policies, List<Acquisition> acquisitions, List<Receipt> receipts,
 			boolean shadow) {
-		List<Decision> decisions = new ArrayList<>(policies.size());
 		boolean allowed = true;
 		boolean waits = false;
 		for (int i = 0; i < policies.size(); i++) {
+			// Read again below rather than kept: no list per request (it is the store's own but for a slow-down).
 			Decision decision = slowedDown(policies.get(i), receipts.get(i));
-			decisions.add(decision);
 			allowed &= decision.isAllowed();
 			waits |= decision.waitNanos() > 0;
 		}
@@ -240,7 +239,8 @@ final class RequestLimiter {
 		for (int i = 0; i < policies.size(); i++) {
 			RateLimitPolicy policy = policies.get(i);
 			Receipt receipt = receipts.get(i);
-			Decision decision = refuseToWait ? refuseToWait(receipt, decisions.get(i)) : decisions.get(i);
+			Decision slowed = slowedDown(policy, receipt);
+			Decision decision = refuseToWait ? refuseToWait(receipt, slowed) : slowed;
 			checks.add(new Check(policy, acquisitions.get(i), receipt, decision, allowed));
 			DecisionOutcome outcome = outcome(decision, receipt.place(), allowed, policy.slowsDown());
 			this.recorder.decided(policy.name(),

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code slow-down} on a login form, through a running Tomcat on the wall clock: 5 failures per username
  * in 15 minutes, slowed down once 2 are spent (500 ms, then 1 s, then at most 1.5 s), then locked out.
  * Waiting requests are parked ({@code rate-limit.delay.park}). A delay is measured as "the attempt did not
- * complete before it"; a lockout as "answered before the first delay".
+ * complete before it"; a lockout as "answered before the first delay". On {@code /login-one} the delay is 2 s,
+ * so that another request surely arrives while one waits, and a global slot is held by one request at a time.
  */
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(classes = BruteForceApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
@@ -45,14 +46,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.shadow-login.shadow=true", "rate-limit.policies.shadow-login.slow-down.after=2",
 				"rate-limit.policies.shadow-login.slow-down.delay=500ms",
 				"rate-limit.policies.shadow-login.slow-down.max-delay=1500ms",
+				"rate-limit.policies.login-long.limit=5", "rate-limit.policies.login-long.period=15m",
+				"rate-limit.policies.login-long.key=param:username", "rate-limit.policies.login-long.count=failures",
+				"rate-limit.policies.login-long.slow-down.after=2", "rate-limit.policies.login-long.slow-down.delay=2s",
+				"rate-limit.policies.login-long.slow-down.max-delay=2s",
 				"rate-limit.policies.one-at-a-time.algorithm=concurrency", "rate-limit.policies.one-at-a-time.limit=1",
 				"rate-limit.policies.one-at-a-time.key=global",
 				"rate-limit.rules[0].path=/login", "rate-limit.rules[0].policies=login",
 				"rate-limit.rules[1].path=/shadow-login", "rate-limit.rules[1].policies=shadow-login",
-				"rate-limit.rules[2].path=/login-one", "rate-limit.rules[2].policies=login,one-at-a-time" })
+				"rate-limit.rules[2].path=/login-one", "rate-limit.rules[2].policies=login-long,one-at-a-time" })
 class SlowDownTests {
 
 	private static final long FIRST_DELAY = 500;
+
+	private static final long LONG_DELAY = 2000;
 
 	@LocalServerPort
 	int port;
@@ -138,7 +145,7 @@ class SlowDownTests {
 		attempt("/login-one", "erin", "wrong");
 		attempt("/login-one", "erin", "wrong");
 		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-one", "erin", "wrong"));
-		awaitWaiting();
+		awaitWaiting("login-long");
 		Timed other = attempt("/login-one", "fred", "wrong");
 		assertThat(other.status()).as("the one slot is free while erin waits").isEqualTo(401);
 		assertThat(slowed.get(10, TimeUnit.SECONDS).status()).as("erin takes the slot again after the wait").isEqualTo(401);
@@ -149,16 +156,15 @@ class SlowDownTests {
 		attempt("/login-one", "gina", "wrong");
 		attempt("/login-one", "gina", "wrong");
 		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-one", "gina", "wrong"));
-		awaitWaiting();
+		awaitWaiting("login-long");
 		CompletableFuture<Timed> holder = CompletableFuture
-			.supplyAsync(() -> attempt("/login-one", "hank", "wrong&slowMillis=" + (4 * FIRST_DELAY)));
+			.supplyAsync(() -> attempt("/login-one", "hank", "wrong&slowMillis=" + (2 * LONG_DELAY)));
 		Timed refused = slowed.get(10, TimeUnit.SECONDS);
 		assertThat(refused.status()).as("the slot is hank's when gina's turn comes").isEqualTo(429);
 		assertThat(refused.response().headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(holder.get(10, TimeUnit.SECONDS).status()).isEqualTo(401);
-		Timed next = attempt("/login", "gina", "wrong");
-		assertThat(next.response().headers().firstValue("X-RateLimit-Remaining"))
-			.as("the refused attempt was given back: 2 failures before, this one the third").hasValue("2");
+		assertThat(this.http.get("/actuator/ratelimits/login-long/param:gina").body())
+			.as("the refused attempt was given back: 2 failures spent").contains("\"remaining\":3");
 	}
 
 	@Test
@@ -170,10 +176,10 @@ class SlowDownTests {
 		assertThat(this.http.get("/actuator/ratelimits/login").body()).contains("\"limit\":5");
 	}
 
-	/** Waits until a request is slowed down (its wait started), on the metrics. */
-	private void awaitWaiting() throws InterruptedException {
-		double before = count("login", "slowed");
-		for (int i = 0; i < 200 && count("login", "slowed") == before; i++) {
+	/** Waits until a request of the policy is slowed down (its wait started), on the metrics. */
+	private void awaitWaiting(String policy) throws InterruptedException {
+		double before = count(policy, "slowed");
+		for (int i = 0; i < 200 && count(policy, "slowed") == before; i++) {
 			Thread.sleep(5);
 		}
 	}

@@ -1,9 +1,7 @@
 package io.github.ratelimit.web.key;
 
-import java.util.Collections;
 import java.util.Map;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
@@ -12,28 +10,22 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.ParserContext;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
-import org.springframework.web.servlet.HandlerMapping;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.web.KeyResolver;
-import io.github.ratelimit.web.clientip.ClientIpResolver;
 
 /**
  * SpEL over a request, for keys and plans ({@code #{...}} templates) and conditions ({@code exempt-when}):
  * evaluated with a read-only context over a {@link Root} of what an expression may read, the request's
- * parameters guarded ({@link RequestParameters#guarded}). An expression that throws cannot tell, and
+ * parameters guarded ({@link LimitedRequest#guarded}). An expression that throws cannot tell, and
  * refuses the request. Thread-safe.
  */
 final class KeyExpressions {
 
 	private final SpelExpressionParser parser = new SpelExpressionParser();
 
-	private final ClientIpResolver clientIpResolver;
-
 	private final KeyResolvers keyResolvers;
 
-	KeyExpressions(ClientIpResolver clientIpResolver, KeyResolvers keyResolvers) {
-		this.clientIpResolver = clientIpResolver;
+	KeyExpressions(KeyResolvers keyResolvers) {
 		this.keyResolvers = keyResolvers;
 	}
 
@@ -69,11 +61,8 @@ final class KeyExpressions {
 					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
 		}
 		return (request) -> {
-			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
 			try {
-				boolean holds = Boolean.TRUE.equals(expression.getValue(context(guarded)));
-				RequestParameters.checkGuarded(guarded);
-				return holds;
+				return request.guarded(origin, (guarded) -> Boolean.TRUE.equals(expression.getValue(context(guarded))));
 			}
 			catch (RuntimeException ex) {
 				throw this.keyResolvers.unreadable(ex, origin, "its exemption condition failed");
@@ -81,7 +70,7 @@ final class KeyExpressions {
 		};
 	}
 
-	KeyResolver template(String template, String origin) {
+	RequestValue template(String template, String origin) {
 		Expression expression;
 		try {
 			expression = this.parser.parseExpression(template, ParserContext.TEMPLATE_EXPRESSION);
@@ -91,19 +80,14 @@ final class KeyExpressions {
 					"cannot parse the SpEL key '" + template + "': " + ex.getSimpleMessage(),
 					"Fix the expression; it may use request, ip, user, pathVariables['name'], header('Name') and param('name')");
 		}
-		return (request) -> {
-			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
-			String value = expression.getValue(context(guarded), String.class);
-			RequestParameters.checkGuarded(guarded);
-			return value;
-		};
+		return (request) -> request.guarded(origin, (guarded) -> expression.getValue(context(guarded), String.class));
 	}
 
 	/** What an expression may read of a request: its {@link Root}, read-only, with the root's methods. */
-	private EvaluationContext context(HttpServletRequest request) {
+	private static EvaluationContext context(LimitedRequest request) {
 		return SimpleEvaluationContext.forReadOnlyDataBinding()
 			.withInstanceMethods()
-			.withRootObject(new Root(request, this.clientIpResolver))
+			.withRootObject(new Root(request))
 			.build();
 	}
 
@@ -113,21 +97,18 @@ final class KeyExpressions {
 	 */
 	public static final class Root {
 
-		private final HttpServletRequest request;
+		private final LimitedRequest request;
 
-		private final ClientIpResolver clientIpResolver;
-
-		Root(HttpServletRequest request, ClientIpResolver clientIpResolver) {
+		Root(LimitedRequest request) {
 			this.request = request;
-			this.clientIpResolver = clientIpResolver;
 		}
 
 		/**
-		 * Returns the request.
+		 * Returns the web stack's own request: an {@code HttpServletRequest} on Spring MVC.
 		 * @return the request
 		 */
-		public HttpServletRequest getRequest() {
-			return this.request;
+		public Object getRequest() {
+			return this.request.nativeRequest();
 		}
 
 		/**
@@ -136,7 +117,7 @@ final class KeyExpressions {
 		 * @return the client IP
 		 */
 		public String getIp() {
-			return this.clientIpResolver.resolve(this.request);
+			return this.request.clientIp();
 		}
 
 		/**
@@ -144,17 +125,15 @@ final class KeyExpressions {
 		 * @return the name, or {@code null} when anonymous
 		 */
 		public @Nullable String getUser() {
-			return KeyResolvers.userName(this.request);
+			return this.request.userName();
 		}
 
 		/**
 		 * Returns the path variables of the matched handler.
 		 * @return the variables, empty when there are none
 		 */
-		@SuppressWarnings("unchecked")
 		public Map<String, String> getPathVariables() {
-			Object variables = this.request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-			return (variables instanceof Map<?, ?> map) ? (Map<String, String>) map : Collections.emptyMap();
+			return this.request.pathVariables();
 		}
 
 		/**
@@ -164,7 +143,7 @@ final class KeyExpressions {
 		 * @throws UnreadableRequestException when it is sent more than once
 		 */
 		public @Nullable String header(String name) {
-			return KeyResolvers.header(this.request, name, "header('" + name + "')");
+			return this.request.header(name, "header('" + name + "')");
 		}
 
 		/**
@@ -174,7 +153,7 @@ final class KeyExpressions {
 		 * @throws UnreadableRequestException when the parameters cannot be decoded, or the name is a file part
 		 */
 		public @Nullable String param(String name) {
-			return RequestParameters.first(this.request, name, "param('" + name + "')");
+			return this.request.parameter(name, "param('" + name + "')");
 		}
 
 	}

@@ -1,11 +1,8 @@
 package io.github.ratelimit.web.key;
 
-import java.security.Principal;
 import java.time.Duration;
-import java.util.Enumeration;
 import java.util.Set;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -15,12 +12,11 @@ import org.springframework.beans.factory.BeanFactory;
 
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.web.KeyResolver;
 import io.github.ratelimit.web.RequestKeyResolver;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 
 /**
- * Turns a policy's {@code key} setting into a {@link KeyResolver} whose keys are complete: typed
+ * Turns a policy's {@code key} setting into a {@link RequestValue} whose keys are complete: typed
  * ({@code ip:}, {@code user:}, {@code header:}, ...) so that values of different sources never collide,
  * never empty (a missing source falls back to the client IP), and bounded (a value longer than
  * {@value KeyValues#MAX_RAW_LENGTH} characters is replaced by its SHA-256, so a client cannot make the store
@@ -72,7 +68,7 @@ public final class KeyResolvers {
 	public KeyResolvers(ClientIpResolver clientIpResolver, @Nullable BeanFactory beanFactory) {
 		this.clientIpResolver = clientIpResolver;
 		this.beanFactory = beanFactory;
-		this.expressions = new KeyExpressions(clientIpResolver, this);
+		this.expressions = new KeyExpressions(this);
 	}
 
 	/**
@@ -82,29 +78,29 @@ public final class KeyResolvers {
 	 * @return a resolver whose result is never {@code null}
 	 * @throws RateLimitConfigurationException when the setting cannot work
 	 */
-	public KeyResolver forSpec(String spec, String origin) {
+	public RequestValue forSpec(String spec, String origin) {
 		String trimmed = spec.trim();
 		if (trimmed.isEmpty() || trimmed.equals("ip")) {
-			return (request) -> "ip:" + this.clientIpResolver.resolve(request);
+			return (request) -> "ip:" + request.clientIp();
 		}
 		if (trimmed.equals("global")) {
 			return (request) -> "global";
 		}
 		if (trimmed.equals("user")) {
-			return typed("user", KeyResolvers::userName, origin);
+			return typed("user", LimitedRequest::userName, origin);
 		}
 		if (trimmed.startsWith("header:")) {
 			String name = argument(trimmed, "header:", origin);
 			return typed("header", (request) -> {
-				String value = header(request, name, origin);
+				String value = request.header(name, origin);
 				return (value != null) ? KeyValues.firstValueIdentity(value) : null;
 			}, origin);
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
 			return typed("param", (request) -> {
-				String identity = RequestParameters.identity(request, name, origin);
-				if (identity == null && RequestParameters.bodyHoldsNoParameters(request)) {
+				String identity = request.parameterIdentity(name, origin);
+				if (identity == null && request.bodyHoldsNoParameters()) {
 					warnOfABodyWithoutParameters(request, name, origin);
 				}
 				return identity;
@@ -128,15 +124,15 @@ public final class KeyResolvers {
 	 * @return a resolver of the raw plan name
 	 * @throws RateLimitConfigurationException when the setting cannot work
 	 */
-	public KeyResolver forPlanSpec(String spec, String origin) {
+	public RequestValue forPlanSpec(String spec, String origin) {
 		String trimmed = spec.trim();
 		if (trimmed.startsWith("header:")) {
 			String name = argument(trimmed, "header:", origin);
-			return plan((request) -> header(request, name, origin), origin);
+			return plan((request) -> request.header(name, origin), origin);
 		}
 		if (trimmed.startsWith("param:")) {
 			String name = argument(trimmed, "param:", origin);
-			return plan((request) -> RequestParameters.first(request, name, origin), origin);
+			return plan((request) -> request.parameter(name, origin), origin);
 		}
 		if (trimmed.contains("#{")) {
 			return plan(this.expressions.template(trimmed, origin), origin);
@@ -153,7 +149,7 @@ public final class KeyResolvers {
 	 * Returns whether a key, plan or condition setting may read the request's parameters: a
 	 * {@code param:} source, a SpEL expression that calls {@code param} or reads {@code request}, a
 	 * resolver bean (which gets the request). Such a setting's requests have their parameters read up
-	 * front ({@link RequestParameters#read}).
+	 * front ({@link LimitedRequest#unreadableParameters}).
 	 * @param spec the setting, {@code null} for none
 	 * @return {@code true} when it may read them
 	 */
@@ -186,10 +182,10 @@ public final class KeyResolvers {
 	 * A plan resolver that cannot tell a request's plan refuses it: the policy's own limit instead would
 	 * let a client that makes the lookup fail choose a plan.
 	 */
-	private KeyResolver plan(KeyResolver source, String origin) {
+	private RequestValue plan(RequestValue source, String origin) {
 		return (request) -> {
 			try {
-				return source.resolve(request);
+				return source.read(request);
 			}
 			catch (RuntimeException ex) {
 				throw unreadable(ex, origin, "its plan cannot be told");
@@ -229,38 +225,37 @@ public final class KeyResolvers {
 	 * Says that a {@code param:} key meets requests whose body (JSON, ...) holds no parameters: such a
 	 * key reads the query string and form bodies only, so those requests are keyed by their client IP.
 	 */
-	private void warnOfABodyWithoutParameters(HttpServletRequest request, String name, String origin) {
+	private void warnOfABodyWithoutParameters(LimitedRequest request, String name, String origin) {
 		if (this.warnings.tryLog("body " + origin)) {
-			String type = String.valueOf(request.getContentType()).replaceAll("[^\\x20-\\x7E]", "?");
 			logger.warn(origin + " reads parameter '" + name + "', which a request with a body of type "
-					+ ((type.length() <= 60) ? type : type.substring(0, 60) + "...")
+					+ request.printableContentType()
 					+ " does not carry: a param: key reads the query string and form-encoded or multipart bodies "
 					+ "only, so such requests are keyed by their client IP (key a JSON body's field with a "
 					+ "RequestKeyResolver bean; said at most once a minute)");
 		}
 	}
 
-	private KeyResolver typed(String type, KeyResolver source, String origin) {
+	private RequestValue typed(String type, RequestValue source, String origin) {
 		String prefix = type + ":";
 		return (request) -> {
 			String value;
 			try {
-				value = source.resolve(request);
+				value = source.read(request);
 			}
 			catch (RuntimeException ex) {
 				// Never keyed by IP instead: a client that makes its key fail would choose its budget (a lockout
 				// per username would become one per IP). A shadow policy takes the IP key it carries.
 				throw unreadable(ex, origin, "its key cannot be read")
-					.withFallbackKey("ip:" + this.clientIpResolver.resolve(request));
+					.withFallbackKey("ip:" + request.clientIp());
 			}
 			if (value == null || value.isBlank()) {
-				return "ip:" + this.clientIpResolver.resolve(request);
+				return "ip:" + request.clientIp();
 			}
 			return prefix + KeyValues.bounded(value);
 		};
 	}
 
-	private KeyResolver bean(String name, String origin) {
+	private RequestValue bean(String name, String origin) {
 		if (this.beanFactory == null) {
 			throw new RateLimitConfigurationException(origin, "key '@" + name + "' needs a bean factory",
 					"Use a built-in key");
@@ -278,14 +273,9 @@ public final class KeyResolvers {
 					"Declare a " + RequestKeyResolver.class.getSimpleName() + " bean named '" + name + "'");
 		}
 		// Looked up on first use: the bean may depend on beans created after the filter.
-		return (request) -> {
-			// The bean gets the request: its parameters are read first, and refuse to be read when broken.
-			HttpServletRequest guarded = RequestParameters.guarded(request, origin);
-			String value = beans.getBean(name, RequestKeyResolver.class)
-				.resolve(new ServletRequestView(guarded, this.clientIpResolver));
-			RequestParameters.checkGuarded(guarded);
-			return value;
-		};
+		// The bean gets the request: its parameters are read first, and refuse to be read when broken.
+		return (request) -> request.guarded(origin,
+				(guarded) -> beans.getBean(name, RequestKeyResolver.class).resolve(guarded));
 	}
 
 	private static String argument(String spec, String prefix, String origin) {
@@ -304,31 +294,6 @@ public final class KeyResolvers {
 					"Write the header's name as requests carry it, e.g. header:X-Api-Key");
 		}
 		return argument;
-	}
-
-	static @Nullable String userName(HttpServletRequest request) {
-		Principal principal = request.getUserPrincipal();
-		return (principal != null) ? principal.getName() : null;
-	}
-
-	/**
-	 * Returns a header's value, or {@code null} when the request has none.
-	 * @throws UnreadableRequestException when the header is sent on more than one line: the key would
-	 * take the first, {@code @RequestHeader} all of them joined, so the two would not agree
-	 */
-	static @Nullable String header(HttpServletRequest request, String name, String origin) {
-		Enumeration<String> values = request.getHeaders(name);
-		if (values == null) {
-			return request.getHeader(name);
-		}
-		if (!values.hasMoreElements()) {
-			return null;
-		}
-		String first = values.nextElement();
-		if (values.hasMoreElements()) {
-			throw new UnreadableRequestException(origin, "header '" + name + "' is sent more than once", null);
-		}
-		return first;
 	}
 
 	/**

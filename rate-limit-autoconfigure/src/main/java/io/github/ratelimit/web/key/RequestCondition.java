@@ -1,7 +1,5 @@
 package io.github.ratelimit.web.key;
 
-import jakarta.servlet.http.HttpServletRequest;
-
 /**
  * A condition over a request, such as an exemption. Implementations are thread-safe; one that cannot
  * be evaluated throws {@link UnreadableRequestException}, which refuses the request.
@@ -15,5 +13,5 @@ public interface RequestCondition {
 	 * @return {@code true} when it holds
 	 * @throws UnreadableRequestException when it cannot be evaluated
 	 */
-	boolean test(HttpServletRequest request);
+	boolean test(LimitedRequest request);
 }

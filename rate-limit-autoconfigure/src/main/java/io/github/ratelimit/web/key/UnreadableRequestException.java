@@ -1,9 +1,5 @@
 package io.github.ratelimit.web.key;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,9 +12,6 @@ import org.jspecify.annotations.Nullable;
  * counted as {@code shadow-unreadable}. Carries no stack trace: clients cause it at will.
  */
 public final class UnreadableRequestException extends RuntimeException {
-
-	/** The shadow policies that fell back for one request, as a request attribute. */
-	private static final String SHADOW_FALLBACKS = UnreadableRequestException.class.getName() + ".shadow";
 
 	private final String origin;
 
@@ -35,7 +28,7 @@ public final class UnreadableRequestException extends RuntimeException {
 	 * decoded}
 	 * @param cause what the resolver threw, if anything
 	 */
-	UnreadableRequestException(String origin, String reason, @Nullable Throwable cause) {
+	public UnreadableRequestException(String origin, String reason, @Nullable Throwable cause) {
 		this(origin, reason, cause, null, null);
 	}
 
@@ -82,38 +75,5 @@ public final class UnreadableRequestException extends RuntimeException {
 	/** This failure as one policy's. */
 	public UnreadableRequestException of(String policy) {
 		return new UnreadableRequestException(this.origin, this.reason, getCause(), policy, this.fallbackKey);
-	}
-
-	/**
-	 * Notes that a shadow policy fell back for a request (it is not refused), to be counted once the
-	 * request is decided.
-	 * @param request the request
-	 * @param policy the shadow policy's name
-	 */
-	public static void fellBack(HttpServletRequest request, String policy) {
-		@SuppressWarnings("unchecked")
-		List<String> policies = (List<String>) request.getAttribute(SHADOW_FALLBACKS);
-		if (policies == null) {
-			policies = new ArrayList<>(1);
-			request.setAttribute(SHADOW_FALLBACKS, policies);
-		}
-		if (!policies.contains(policy)) {
-			policies.add(policy);
-		}
-	}
-
-	/**
-	 * Takes the shadow policies that fell back for a request since the last call.
-	 * @param request the request
-	 * @return their names, usually none
-	 */
-	@SuppressWarnings("unchecked")
-	public static List<String> takeFallbacks(HttpServletRequest request) {
-		Object policies = request.getAttribute(SHADOW_FALLBACKS);
-		if (policies == null) {
-			return List.of();
-		}
-		request.removeAttribute(SHADOW_FALLBACKS);
-		return (List<String>) policies;
 	}
 }

@@ -305,12 +305,10 @@ public final class ConfiguredLimits {
 		}
 	}
 
-	public static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers,
-			ClientIpResolver clientIpResolver) {
+	public static RateLimitExemptions exemptions(RateLimitProperties properties, KeyResolvers keyResolvers) {
 		List<IpAddressRange> ranges = ranges(properties.getExempt().ips(), PREFIX + ".exempt.ips",
 				"no client of that family is limited by any policy");
-		return RateLimitExemptions.of(ranges, properties.getExempt().when(), keyResolvers, clientIpResolver,
-				PREFIX + ".exempt.when");
+		return RateLimitExemptions.of(ranges, properties.getExempt().when(), keyResolvers, PREFIX + ".exempt.when");
 	}
 
 	public static List<PathRule> rules(RateLimitProperties properties, RateLimitPolicies policies) {

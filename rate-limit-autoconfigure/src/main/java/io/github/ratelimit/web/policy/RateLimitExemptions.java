@@ -3,13 +3,12 @@ package io.github.ratelimit.web.policy;
 import java.net.InetAddress;
 import java.util.List;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.clientip.IpAddressRange;
 import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.key.LimitedRequest;
 import io.github.ratelimit.web.key.RequestCondition;
 
 /**
@@ -22,18 +21,14 @@ import io.github.ratelimit.web.key.RequestCondition;
 public final class RateLimitExemptions {
 
 	/** Exempts nobody. */
-	public static final RateLimitExemptions NONE = new RateLimitExemptions(List.of(), null, null);
+	public static final RateLimitExemptions NONE = new RateLimitExemptions(List.of(), null);
 
 	private final List<IpAddressRange> ips;
 
-	private final @Nullable ClientIpResolver clientIpResolver;
-
 	private final @Nullable RequestCondition when;
 
-	private RateLimitExemptions(List<IpAddressRange> ips, @Nullable ClientIpResolver clientIpResolver,
-			@Nullable RequestCondition when) {
+	private RateLimitExemptions(List<IpAddressRange> ips, @Nullable RequestCondition when) {
 		this.ips = List.copyOf(ips);
-		this.clientIpResolver = clientIpResolver;
 		this.when = when;
 	}
 
@@ -42,19 +37,18 @@ public final class RateLimitExemptions {
 	 * @param ips client IP ranges that are never limited
 	 * @param when a SpEL boolean over the root of key expressions, or {@code null}
 	 * @param keyResolvers parses the condition
-	 * @param clientIpResolver resolves the client IP, as for {@code ip} keys
 	 * @param whenOrigin the condition's property, for error messages
 	 * @return the exemptions
 	 * @throws RateLimitConfigurationException when the condition does not parse
 	 */
 	static RateLimitExemptions of(List<IpAddressRange> ips, @Nullable String when, KeyResolvers keyResolvers,
-			ClientIpResolver clientIpResolver, String whenOrigin) {
+			String whenOrigin) {
 		RequestCondition condition = (when != null && !when.isBlank()) ? keyResolvers.condition(when, whenOrigin)
 				: null;
 		if (ips.isEmpty() && condition == null) {
 			return NONE;
 		}
-		return new RateLimitExemptions(ips, clientIpResolver, condition);
+		return new RateLimitExemptions(ips, condition);
 	}
 
 	/**
@@ -63,10 +57,10 @@ public final class RateLimitExemptions {
 	 * @return {@code true} when its client IP is exempt or the condition holds
 	 * @throws io.github.ratelimit.web.key.UnreadableRequestException when the condition throws
 	 */
-	public boolean isExempt(HttpServletRequest request) {
-		if (!this.ips.isEmpty() && this.clientIpResolver != null) {
+	public boolean isExempt(LimitedRequest request) {
+		if (!this.ips.isEmpty()) {
 			// The connection's peer as Tomcat writes it (127.0.0.1): compared as bits, not parsed.
-			long ipv4 = this.clientIpResolver.quickIpv4(request);
+			long ipv4 = request.clientIpv4Bits();
 			if (ipv4 >= 0) {
 				for (int i = 0; i < this.ips.size(); i++) {
 					if (this.ips.get(i).containsIpv4((int) ipv4)) {
@@ -76,7 +70,7 @@ public final class RateLimitExemptions {
 				return this.when != null && this.when.test(request);
 			}
 			// The client's own address, not the network its key is made of (an IPv6 client's /64).
-			InetAddress client = this.clientIpResolver.resolveAddress(request);
+			InetAddress client = request.clientAddress();
 			if (client != null) {
 				for (IpAddressRange range : this.ips) {
 					if (range.contains(client)) {

@@ -3,7 +3,6 @@ package io.github.ratelimit.web.policy;
 import java.time.Duration;
 import java.util.Map;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Acquisition;
@@ -12,9 +11,10 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
-import io.github.ratelimit.web.KeyResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.key.LimitedRequest;
 import io.github.ratelimit.web.key.RequestCondition;
+import io.github.ratelimit.web.key.RequestValue;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 
 /**
@@ -33,13 +33,13 @@ public final class RateLimitPolicy {
 	/** The limit this copy decides with: the policy's own, or a plan's for one request ({@link #inForceFor}). */
 	private final @Nullable Limit limit;
 
-	private final @Nullable KeyResolver planResolver;
+	private final @Nullable RequestValue planResolver;
 
 	private final @Nullable RequestCondition exemptWhen;
 
 	private final String keySpec;
 
-	private final KeyResolver keyResolver;
+	private final RequestValue keyResolver;
 
 	private final long cost;
 
@@ -64,8 +64,8 @@ public final class RateLimitPolicy {
 	private volatile @Nullable PolicyItem policyItem;
 
 	private RateLimitPolicy(String id, String name, PolicyLimits limits, @Nullable Limit limit,
-			@Nullable KeyResolver planResolver, @Nullable RequestCondition exemptWhen, String keySpec,
-			KeyResolver keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow,
+			@Nullable RequestValue planResolver, @Nullable RequestCondition exemptWhen, String keySpec,
+			RequestValue keyResolver, long cost, long maxDelayNanos, CountMode count, boolean shadow,
 			boolean readsParameters) {
 		this.id = id;
 		this.name = name;
@@ -96,7 +96,7 @@ public final class RateLimitPolicy {
 		Limit limit = definition.limit(definition.algorithm());
 		long maxDelayNanos = definition.validate(limit);
 		long cost = definition.cost();
-		KeyResolver keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
+		RequestValue keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
 		PolicyLimits limits = new PolicyLimits(definition, limit, cost);
 		return new RateLimitPolicy(definition.id(), definition.name(), limits, null, null, null,
 				definition.key().trim(), keyResolver, cost, maxDelayNanos, definition.count(), definition.shadow(),
@@ -138,7 +138,7 @@ public final class RateLimitPolicy {
 	 */
 	RateLimitPolicy withPlans(String planSpec, Map<String, Plan> plans, KeyResolvers keyResolvers,
 			String originPrefix) {
-		KeyResolver planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
+		RequestValue planResolver = keyResolvers.forPlanSpec(planSpec, originPrefix + ".plan");
 		this.limits.configurePlans(plans);
 		return new RateLimitPolicy(this.id, this.name, this.limits, this.limit, planResolver, this.exemptWhen,
 				this.keySpec, this.keyResolver, this.cost, this.maxDelayNanos, this.count, this.shadow,
@@ -241,7 +241,7 @@ public final class RateLimitPolicy {
 	 * @return {@code true} when the policy's exemption holds for it
 	 * @throws UnreadableRequestException when the expression throws (a shadow policy takes it as not exempt)
 	 */
-	public boolean isExempt(HttpServletRequest request) {
+	public boolean isExempt(LimitedRequest request) {
 		try {
 			return this.exemptWhen != null && this.exemptWhen.test(request);
 		}
@@ -255,17 +255,17 @@ public final class RateLimitPolicy {
 	 * response, takes what it took before (not exempt, its own limit, the client IP's key) and the
 	 * request is counted as {@code shadow-unreadable}.
 	 */
-	private <T> T fallBack(HttpServletRequest request, UnreadableRequestException ex, T fallback) {
+	private <T> T fallBack(LimitedRequest request, UnreadableRequestException ex, T fallback) {
 		if (!this.shadow) {
 			throw ex.of(this.name);
 		}
-		UnreadableRequestException.fellBack(request, this.name);
+		request.fellBack(this.name);
 		return fallback;
 	}
 
 	/**
 	 * Returns whether this policy's key, plan or exemption may read the request's parameters, which
-	 * are then read before any of them ({@link io.github.ratelimit.web.key.RequestParameters#read}).
+	 * are then read before any of them ({@link LimitedRequest#unreadableParameters}).
 	 * @return {@code true} for a {@code param:} source, a SpEL expression that reads parameters or the
 	 * request, or a resolver bean
 	 */
@@ -280,14 +280,14 @@ public final class RateLimitPolicy {
 	 * @return the policy to decide the request with
 	 * @throws UnreadableRequestException when the plan cannot be told (a shadow policy takes its own limit)
 	 */
-	public RateLimitPolicy inForceFor(HttpServletRequest request) {
+	public RateLimitPolicy inForceFor(LimitedRequest request) {
 		Map<String, Limit> plans = this.limits.inForce().plans();
 		if (this.planResolver == null || plans.isEmpty()) {
 			return this;
 		}
 		String plan;
 		try {
-			plan = this.planResolver.resolve(request);
+			plan = this.planResolver.read(request);
 		}
 		catch (UnreadableRequestException ex) {
 			// A plan that cannot be told refuses the request: the policy's own limit would let the client choose.
@@ -399,10 +399,10 @@ public final class RateLimitPolicy {
 	 * @return which budget it spends, and how much
 	 * @throws UnreadableRequestException when the key cannot be read (a shadow policy takes the client IP's)
 	 */
-	public Acquisition acquisition(HttpServletRequest request) {
+	public Acquisition acquisition(LimitedRequest request) {
 		String key;
 		try {
-			key = this.keyResolver.resolve(request);
+			key = this.keyResolver.read(request);
 		}
 		catch (UnreadableRequestException ex) {
 			String fallback = ex.fallbackKey();

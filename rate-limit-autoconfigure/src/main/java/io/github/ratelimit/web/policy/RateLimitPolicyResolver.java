@@ -3,17 +3,13 @@ package io.github.ratelimit.web.policy;
 import java.util.ArrayList;
 import java.util.List;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
-import org.springframework.http.server.RequestPath;
-import org.springframework.http.HttpHeaders;
-import org.springframework.web.cors.CorsUtils;
-import org.springframework.web.util.ServletRequestPathUtils;
 
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.RateLimited;
+import io.github.ratelimit.web.key.LimitedRequest;
 
 /**
  * Finds every policy that applies to a request: those of matching path rules, then those of the
@@ -90,16 +86,16 @@ public final class RateLimitPolicyResolver {
 	 * @param handler the handler Spring MVC found for it; {@code null} when none (path rules only)
 	 * @return the policies, each budget once; empty when the request is not limited (or a CORS preflight)
 	 */
-	public List<RateLimitPolicy> resolve(HttpServletRequest request, @Nullable Object handler) {
-		if (isBrowsersPreflight(request)) {
+	public List<RateLimitPolicy> resolve(LimitedRequest request, @Nullable Object handler) {
+		if (request.isBrowsersPreflight()) {
 			return List.of();
 		}
 		List<RateLimitPolicy> annotated = this.annotatedEndpoints.policiesFor(handler);
 		if (this.rules.isEmpty()) {
 			return annotated;
 		}
-		PathContainer within = pathWithinApplication(request);
-		String method = request.getMethod();
+		PathContainer within = request.pathWithinApplication();
+		String method = request.method();
 		// One matching rule and no annotation (the common case): that rule's list as it is, no copy.
 		List<RateLimitPolicy> matched = List.of();
 		List<RateLimitPolicy> merged = null;
@@ -127,18 +123,8 @@ public final class RateLimitPolicyResolver {
 	 * @param handler its handler, or {@code null} when the lookup failed
 	 * @return the handler's policies; none for a CORS preflight
 	 */
-	public List<RateLimitPolicy> handlerPolicies(HttpServletRequest request, @Nullable Object handler) {
-		return isBrowsersPreflight(request) ? List.of() : this.annotatedEndpoints.policiesFor(handler);
-	}
-
-	/**
-	 * A CORS preflight as browsers send it, which spends no budget: never with credentials. An
-	 * {@code OPTIONS} request that carries an {@code Authorization} or {@code Cookie} header is someone
-	 * else's (an authentication filter would check those credentials), and is limited as any request.
-	 */
-	private static boolean isBrowsersPreflight(HttpServletRequest request) {
-		return CorsUtils.isPreFlightRequest(request) && request.getHeader(HttpHeaders.AUTHORIZATION) == null
-				&& request.getHeader(HttpHeaders.COOKIE) == null;
+	public List<RateLimitPolicy> handlerPolicies(LimitedRequest request, @Nullable Object handler) {
+		return request.isBrowsersPreflight() ? List.of() : this.annotatedEndpoints.policiesFor(handler);
 	}
 
 	private static List<RateLimitPolicy> addAll(List<RateLimitPolicy> result, List<RateLimitPolicy> policies) {
@@ -146,22 +132,6 @@ public final class RateLimitPolicyResolver {
 			add(result, policies.get(i));
 		}
 		return result;
-	}
-
-	/**
-	 * The path within the application, servlet path included (whichever servlet serves it): the one
-	 * the dispatcher parsed when it has, else parsed here (and not left on the request).
-	 */
-	private static PathContainer pathWithinApplication(HttpServletRequest request) {
-		// One attribute read (hasParsedRequestPath, then getParsedRequestPath, would read it twice).
-		if (request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE) instanceof RequestPath parsed) {
-			PathContainer within = parsed.pathWithinApplication();
-			// A servlet mapped by prefix parses the path within the servlet; take the whole path then.
-			if (parsed.contextPath().value().length() + within.value().length() == parsed.value().length()) {
-				return within;
-			}
-		}
-		return RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication();
 	}
 
 	private static void add(List<RateLimitPolicy> result, RateLimitPolicy policy) {

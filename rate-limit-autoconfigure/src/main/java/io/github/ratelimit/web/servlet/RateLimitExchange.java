@@ -63,6 +63,9 @@ final class RateLimitExchange {
 
 	private final HttpServletRequest request;
 
+	/** The request as the limiter reads it, as this filter sees it. */
+	private final ServletRequestView view;
+
 	private final @Nullable HeldResponse held;
 
 	private Phase phase = Phase.OPENED;
@@ -86,6 +89,7 @@ final class RateLimitExchange {
 	private RateLimitExchange(RateLimitPipeline pipeline, HttpServletRequest request, HttpServletResponse response) {
 		this.pipeline = pipeline;
 		this.request = request;
+		this.view = pipeline.view(request);
 		this.held = pipeline.policies().mayCountLater() ? new HeldResponse(response, this::complete) : null;
 	}
 
@@ -122,17 +126,17 @@ final class RateLimitExchange {
 	boolean start(boolean toSpringMvc, HttpServletResponse response) throws IOException {
 		RateLimitPolicyResolver policies = this.pipeline.policies();
 		if (!toSpringMvc) {
-			return decide(this.request, policies.resolve(this.request, null), Phase.DECIDED, response);
+			return decide(this.view, this.request, policies.resolve(this.view, null), Phase.DECIDED, response);
 		}
 		if (!this.pipeline.rulesUpFront() && !policies.rulesMayCountLater()) {
 			return true;
 		}
-		List<RateLimitPolicy> rules = policies.resolve(this.request, null);
+		List<RateLimitPolicy> rules = policies.resolve(this.view, null);
 		if (!this.pipeline.rulesUpFront() && rules.stream().allMatch((rule) -> rule.count() == CountMode.ALL)) {
 			return true;
 		}
 		this.decidedUpFront = rules;
-		return decide(this.request, rules, Phase.RULES_DECIDED, response);
+		return decide(this.view, this.request, rules, Phase.RULES_DECIDED, response);
 	}
 
 	/**
@@ -148,31 +152,33 @@ final class RateLimitExchange {
 	boolean decideHandler(HttpServletRequest request, @Nullable Object handler, HttpServletResponse response)
 			throws IOException {
 		RateLimitPolicyResolver resolver = this.pipeline.policies();
+		// Spring Security's wrapper tells the user: the request as the dispatcher sees it.
+		ServletRequestView view = (request == this.request) ? this.view : this.pipeline.view(request);
 		if (this.phase == Phase.OPENED) {
-			return decide(request, resolver.resolve(request, handler), Phase.DECIDED, response);
+			return decide(view, request, resolver.resolve(view, handler), Phase.DECIDED, response);
 		}
-		List<RateLimitPolicy> policies = resolver.handlerPolicies(request, handler).stream()
+		List<RateLimitPolicy> policies = resolver.handlerPolicies(view, handler).stream()
 			.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
 			.toList();
-		return decide(request, policies, Phase.DECIDED, response);
+		return decide(view, request, policies, Phase.DECIDED, response);
 	}
 
 	/**
 	 * Decides policies of the request: a store step that may complete later, then the answer (the headers,
 	 * or the rejection, after which what earlier phases admitted is given back), then the request's turn.
 	 */
-	private boolean decide(HttpServletRequest request, List<RateLimitPolicy> policies, Phase next,
-			HttpServletResponse response) throws IOException {
+	private boolean decide(ServletRequestView view, HttpServletRequest request, List<RateLimitPolicy> policies,
+			Phase next, HttpServletResponse response) throws IOException {
 		this.phase = next;
 		if (policies.isEmpty()) {
 			return true;
 		}
 		CompletionStage<List<Check>> step;
 		try {
-			step = this.pipeline.limiter().decide(request, policies);
+			step = this.pipeline.limiter().decide(view, policies);
 		}
 		catch (UnreadableRequestException ex) {
-			return !refuse(request, ex, policies, response);
+			return !refuse(view, request, ex, policies, response);
 		}
 		// The servlet side waits for the store's step here, then answers on the request's own thread.
 		List<Check> decided = RequestLimiter.join(step);
@@ -321,17 +327,17 @@ final class RateLimitExchange {
 
 	private void decideAnswered(HttpServletResponse response) throws IOException {
 		this.phase = Phase.DECIDED;
-		List<RateLimitPolicy> rules = this.pipeline.policies().resolve(this.request, null);
+		List<RateLimitPolicy> rules = this.pipeline.policies().resolve(this.view, null);
 		if (rules.isEmpty()) {
 			return;
 		}
 		List<Check> step;
 		try {
-			step = RequestLimiter.join(this.pipeline.limiter().decide(this.request, rules));
+			step = RequestLimiter.join(this.pipeline.limiter().decide(this.view, rules));
 		}
 		catch (UnreadableRequestException ex) {
 			// Answered already: too late for a 400, but counted as the refusal it would have been.
-			refuse(this.request, ex, rules, null);
+			refuse(this.view, this.request, ex, rules, null);
 			return;
 		}
 		this.checks.addAll(step);
@@ -414,9 +420,9 @@ final class RateLimitExchange {
 	 * @param response the response, {@code null} when it was answered already
 	 * @return whether it was refused
 	 */
-	private boolean refuse(HttpServletRequest request, UnreadableRequestException ex, List<RateLimitPolicy> policies,
-			@Nullable HttpServletResponse response) throws IOException {
-		if (!this.pipeline.limiter().refuses(ex, request, policies) || response == null) {
+	private boolean refuse(ServletRequestView view, HttpServletRequest request, UnreadableRequestException ex,
+			List<RateLimitPolicy> policies, @Nullable HttpServletResponse response) throws IOException {
+		if (!this.pipeline.limiter().refuses(ex, view, policies) || response == null) {
 			return false;
 		}
 		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.

@@ -5,6 +5,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
@@ -18,13 +19,20 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * @param rulesUpFront whether every request's path rules are decided before the rest of the filter chain
  * (the filter runs ahead of Spring Security's), not only those that count failures or successes
  * @param park whether a waiting request is parked without its thread ({@code rate-limit.delay.park})
+ * @param clientIps finds a request's client IP
  */
 record RateLimitPipeline(RateLimitPolicyResolver policies, RequestLimiter limiter, RateLimitHeaders headers,
-		RateLimitRejectionHandler rejections, RequestDelay delay, boolean rulesUpFront, boolean park) {
+		RateLimitRejectionHandler rejections, RequestDelay delay, boolean rulesUpFront, boolean park,
+		ClientIpResolver clientIps) {
 
 	/** Whether any policy applies to any request at all; when none does, the filter steps aside. */
 	boolean limitsAnything() {
 		return this.policies.limitsAnything();
+	}
+
+	/** The request as the limiter reads it. */
+	ServletRequestView view(HttpServletRequest request) {
+		return new ServletRequestView(request, this.clientIps);
 	}
 
 	/** Opens a request's exchange, on its first dispatch. */

@@ -150,7 +150,7 @@ public class RateLimitServletConfiguration {
 		}
 		return new RequestLimiter(rateLimitStore, recorder.getIfAvailable(() -> DecisionRecorder.NONE), rejectionLog,
 				properties.getMode() == RateLimitProperties.Mode.SHADOW, maxWaiting,
-				ConfiguredLimits.exemptions(properties, keyResolvers, clientIpResolver));
+				ConfiguredLimits.exemptions(properties, keyResolvers));
 	}
 
 	@Bean
@@ -169,7 +169,8 @@ public class RateLimitServletConfiguration {
 	@Bean
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
 			RateLimitPolicyResolver policyResolver, RequestLimiter limiter, RateLimitHeaders headers,
-			RateLimitRejectionHandler rejectionHandler, RequestDelay delay, Environment environment) {
+			RateLimitRejectionHandler rejectionHandler, RequestDelay delay, ClientIpResolver clientIpResolver,
+			Environment environment) {
 		// Ahead of Spring Security's filters, path rules are decided before them: an authentication
 		// filter answers a request before any handler lookup, so it would check the password of a client
 		// out of guesses and the answer would tell a right guess from a wrong one.
@@ -178,7 +179,7 @@ public class RateLimitServletConfiguration {
 					.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER);
 		RateLimitFilter filter = new RateLimitFilter(
 				new RateLimitPipeline(policyResolver, limiter, headers, rejectionHandler, delay, beforeSecurity,
-						properties.getDelay().isPark()));
+						properties.getDelay().isPark(), clientIpResolver));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -18,7 +17,7 @@ import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
-import io.github.ratelimit.web.key.RequestParameters;
+import io.github.ratelimit.web.key.LimitedRequest;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.policy.RateLimitExemptions;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
@@ -131,10 +130,10 @@ final class RequestLimiter {
 	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
 	 * before any store call
 	 */
-	CompletionStage<List<Check>> decide(HttpServletRequest request, List<RateLimitPolicy> applicable) {
+	CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable) {
 		for (int i = 0; i < applicable.size(); i++) {
 			if (applicable.get(i).readsParameters()) {
-				RequestParameters.read(request);
+				request.unreadableParameters();
 				break;
 			}
 		}
@@ -165,7 +164,7 @@ final class RequestLimiter {
 				return checks;
 			});
 		}).thenApply((checks) -> {
-			for (String fellBack : UnreadableRequestException.takeFallbacks(request)) {
+			for (String fellBack : request.takeFallbacks()) {
 				unreadable(fellBack, true);
 			}
 			return (checks != null) ? checks : List.of();
@@ -215,7 +214,7 @@ final class RequestLimiter {
 		});
 	}
 
-	private static List<Acquisition> acquisitions(HttpServletRequest request, List<RateLimitPolicy> policies) {
+	private static List<Acquisition> acquisitions(LimitedRequest request, List<RateLimitPolicy> policies) {
 		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
 		for (RateLimitPolicy policy : policies) {
 			acquisitions.add(policy.acquisition(request));
@@ -419,8 +418,8 @@ final class RequestLimiter {
 	 * through when only shadow policies apply, which never change a response (each counts {@code shadow-unreadable}).
 	 * @return whether the request is refused
 	 */
-	boolean refuses(UnreadableRequestException ex, HttpServletRequest request, List<RateLimitPolicy> policies) {
-		List<String> fellBack = UnreadableRequestException.takeFallbacks(request);
+	boolean refuses(UnreadableRequestException ex, LimitedRequest request, List<RateLimitPolicy> policies) {
+		List<String> fellBack = request.takeFallbacks();
 		boolean enforced = false;
 		for (RateLimitPolicy policy : policies) {
 			enforced |= !this.shadowOnly && !policy.shadow();

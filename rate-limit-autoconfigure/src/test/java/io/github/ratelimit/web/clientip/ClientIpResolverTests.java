@@ -24,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.RateLimitExemptions;
 import io.github.ratelimit.web.policy.TestPolicies;
+import io.github.ratelimit.web.servlet.ServletRequestView;
 
 /**
  * Tests for {@link ClientIpResolver}.
@@ -326,11 +327,13 @@ class ClientIpResolverTests {
 		KeyResolvers keyResolvers = new KeyResolvers(TRUSTING_PRIVATE, null);
 		// What the filter asks for a request: its exemption by IP, then its key (and a SpEL key, a fallback).
 		RateLimitExemptions exemptions = TestPolicies.exemptions(List.of(IpAddressRange.parse("192.0.2.0/24")), null,
-				keyResolvers, TRUSTING_PRIVATE);
-		assertThat(exemptions.isExempt(request)).isFalse();
-		assertThat(keyResolvers.forSpec("ip", "test").resolve(request)).isEqualTo("ip:203.0.113.4");
-		assertThat(keyResolvers.forSpec("#{ip}", "test").resolve(new HttpServletRequestWrapper(request))).endsWith("203.0.113.4");
-		assertThat(keyResolvers.forSpec("header:X-Api-Key", "test").resolve(request)).isEqualTo("ip:203.0.113.4");
+				keyResolvers);
+		ServletRequestView view = new ServletRequestView(request, TRUSTING_PRIVATE);
+		assertThat(exemptions.isExempt(view)).isFalse();
+		assertThat(keyResolvers.forSpec("ip", "test").read(view)).isEqualTo("ip:203.0.113.4");
+		assertThat(keyResolvers.forSpec("#{ip}", "test").read(new ServletRequestView(new HttpServletRequestWrapper(request),
+				TRUSTING_PRIVATE))).endsWith("203.0.113.4");
+		assertThat(keyResolvers.forSpec("header:X-Api-Key", "test").read(view)).isEqualTo("ip:203.0.113.4");
 		assertThat(TRUSTING_PRIVATE.resolveAddress(request)).isEqualTo(InetAddresses.parse("203.0.113.4"));
 		assertThat(reads).hasValue(1);
 		// Another resolver (another application, other proxies) walks it again, for itself.

@@ -24,6 +24,7 @@ import io.github.ratelimit.web.KeyResolver;
 import io.github.ratelimit.web.RateLimitRequest;
 import io.github.ratelimit.web.RequestKeyResolver;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.servlet.ServletRequestView;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -83,7 +84,7 @@ public class KeyResolversTests {
 		String hashed = resolve("header:A");
 		MockHttpServletRequest forged = new MockHttpServletRequest("GET", "/x");
 		forged.addHeader("A", hashed.substring("header:".length()));
-		String forgedKey = this.keyResolvers.forSpec("header:A", "test").resolve(forged);
+		String forgedKey = this.keyResolvers.forSpec("header:A", "test").read(view(forged));
 		assertThat(forgedKey).startsWith("header:sha256:").isNotEqualTo(hashed);
 		// Values that merely start alike are not hashed.
 		this.request.addHeader("B", "sha256");
@@ -123,29 +124,29 @@ public class KeyResolversTests {
 		assertThat(key(Map.of("u[]", new String[] { "" }))).as("empty: the client IP").isEqualTo("ip:203.0.113.7");
 		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
 		request.setParameter("u[]", "alice");
-		assertThat(this.keyResolvers.forSpec("#{param('u')}", "test").resolve(request)).endsWith(":alice");
-		assertThat(this.keyResolvers.forPlanSpec("param:u", "test").resolve(request)).isEqualTo("alice");
+		assertThat(this.keyResolvers.forSpec("#{param('u')}", "test").read(view(request))).endsWith(":alice");
+		assertThat(this.keyResolvers.forPlanSpec("param:u", "test").read(view(request))).isEqualTo("alice");
 	}
 
 	@Test
 	void aTemplateNormalisesAParameterAsTheApplicationDoes() {
 		// The template docs/keys-and-client-ip.md gives for an application that trims and folds usernames.
-		KeyResolver normalised = this.keyResolvers.forSpec("#{param('username')?.trim()?.toLowerCase()}", "test");
+		RequestValue normalised = this.keyResolvers.forSpec("#{param('username')?.trim()?.toLowerCase()}", "test");
 		MockHttpServletRequest plain = new MockHttpServletRequest("POST", "/login");
 		plain.setParameter("username", "alice");
 		MockHttpServletRequest variant = new MockHttpServletRequest("POST", "/login");
 		variant.setParameter("username", " ALICE\t");
-		assertThat(normalised.resolve(variant)).isEqualTo(normalised.resolve(plain)).endsWith(":alice");
+		assertThat(normalised.read(view(variant))).isEqualTo(normalised.read(view(plain))).endsWith(":alice");
 		MockHttpServletRequest none = new MockHttpServletRequest("POST", "/login");
 		none.setRemoteAddr("203.0.113.9");
-		assertThat(normalised.resolve(none)).isEqualTo("ip:203.0.113.9");
+		assertThat(normalised.read(view(none))).isEqualTo("ip:203.0.113.9");
 	}
 
 	private String key(Map<String, String[]> parameters) {
 		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
 		request.setRemoteAddr("203.0.113.7");
 		request.setParameters(parameters);
-		return this.keyResolvers.forSpec("param:u", "test").resolve(request);
+		return this.keyResolvers.forSpec("param:u", "test").read(view(request));
 	}
 
 	@Test
@@ -206,7 +207,7 @@ public class KeyResolversTests {
 		request.addHeader("X-Tenant", "other");
 		request.setParameter("u", "alice");
 		request.setUserPrincipal(() -> "bob");
-		assertThat(this.keyResolvers.forSpec("@view", "test").resolve(request)).isEqualTo("bean:k");
+		assertThat(this.keyResolvers.forSpec("@view", "test").read(view(request))).isEqualTo("bean:k");
 		assertThat(seen).hasValue("POST|/orders/7|acme|acme+other|alice|bob|2001:db8:7:8::/64|true|null");
 	}
 
@@ -242,7 +243,7 @@ public class KeyResolversTests {
 		for (String variant : variants) {
 			MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
 			request.setParameter("u", variant);
-			assertThat(this.keyResolvers.forSpec("param:u", "test").resolve(request)).as(variant).isEqualTo("param:alice");
+			assertThat(this.keyResolvers.forSpec("param:u", "test").read(view(request))).as(variant).isEqualTo("param:alice");
 			assertThat(this.keyResolvers.canonical("param:" + variant)).as(variant).isEqualTo("param:alice");
 			// The actuator applies it again to a key an operator pastes: the same key.
 			assertThat(KeyValues.identity(KeyValues.identity(variant))).isEqualTo(KeyValues.identity(variant));
@@ -290,24 +291,28 @@ public class KeyResolversTests {
 		MockHttpServletRequest lookalike = new MockHttpServletRequest("GET", "/x");
 		lookalike.addHeader("X-Api-Key", "sha256:abc");
 		assertThat(this.keyResolvers.canonical("header:sha256:abc"))
-			.isEqualTo(this.keyResolvers.forSpec("header:X-Api-Key", "test").resolve(lookalike))
+			.isEqualTo(this.keyResolvers.forSpec("header:X-Api-Key", "test").read(view(lookalike)))
 			.isNotEqualTo("header:sha256:abc");
 		assertThat(this.keyResolvers.canonical("param:alice")).isEqualTo("param:alice");
 		assertThat(this.keyResolvers.canonical("global")).isEqualTo("global");
 		assertThat(this.keyResolvers.canonical("tenant:" + longValue)).isEqualTo("tenant:" + longValue);
 	}
 
+	private static ServletRequestView view(HttpServletRequest request) {
+		return new ServletRequestView(request, ClientIpResolver.builder().build());
+	}
+
 	private String resolve(String spec) {
-		return this.keyResolvers.forSpec(spec, "test").resolve(this.request);
+		return this.keyResolvers.forSpec(spec, "test").read(view(this.request));
 	}
 
 	@Test
 	void aKeyThatFailsRefusesTheRequestAndIsSaidAtWarnOnceAMinute(CapturedOutput output) {
-		KeyResolver failing = this.keyResolvers.forSpec("#{1/0}", "rate-limit.policies.login.key");
+		RequestValue failing = this.keyResolvers.forSpec("#{1/0}", "rate-limit.policies.login.key");
 		MockHttpServletRequest request = new MockHttpServletRequest();
 		request.setRemoteAddr("192.0.2.7");
 		for (int i = 0; i < 5; i++) {
-			assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> failing.resolve(request))
+			assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> failing.read(view(request)))
 				.satisfies((ex) -> assertThat(ex.fallbackKey()).isEqualTo("ip:192.0.2.7"));
 		}
 		String warning = "rate-limit.policies.login.key cannot be told for a request";
@@ -322,13 +327,13 @@ public class KeyResolversTests {
 		for (String spec : new String[] { "param:u", "#{param('u')}", "#{request.getParameter('u')}",
 				"#{request.parameterMap.size()}" }) {
 			assertThatExceptionOfType(UnreadableRequestException.class).as(spec)
-				.isThrownBy(() -> this.keyResolvers.forSpec(spec, "test").resolve(request))
+				.isThrownBy(() -> this.keyResolvers.forSpec(spec, "test").read(view(request)))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its parameters cannot be decoded"));
 		}
 		assertThatExceptionOfType(UnreadableRequestException.class)
-			.isThrownBy(() -> this.keyResolvers.forPlanSpec("param:u", "test").resolve(request));
+			.isThrownBy(() -> this.keyResolvers.forPlanSpec("param:u", "test").read(view(request)));
 		assertThatExceptionOfType(UnreadableRequestException.class)
-			.isThrownBy(() -> this.keyResolvers.condition("param('u') == 'victim'", "test").test(request));
+			.isThrownBy(() -> this.keyResolvers.condition("param('u') == 'victim'", "test").test(view(request)));
 		// A resolver bean that catches the failure cannot hide it: the read is remembered.
 		this.beans.registerSingleton("swallowing", (KeyResolver) (guarded) -> {
 			try {
@@ -339,10 +344,10 @@ public class KeyResolversTests {
 			}
 		});
 		assertThatExceptionOfType(UnreadableRequestException.class)
-			.isThrownBy(() -> this.keyResolvers.forSpec("@swallowing", "test").resolve(request));
+			.isThrownBy(() -> this.keyResolvers.forSpec("@swallowing", "test").read(view(request)));
 		// Keys that read no parameter are not concerned.
 		request.addHeader("X-Api-Key", "k");
-		assertThat(this.keyResolvers.forSpec("header:X-Api-Key", "test").resolve(request)).isEqualTo("header:k");
+		assertThat(this.keyResolvers.forSpec("header:X-Api-Key", "test").read(view(request))).isEqualTo("header:k");
 		assertThat(((UndecodableRequest) request).reads).as("read once").isEqualTo(1);
 	}
 
@@ -351,30 +356,30 @@ public class KeyResolversTests {
 		MockMultipartHttpServletRequest request = new MockMultipartHttpServletRequest();
 		request.setContentType("multipart/form-data; boundary=x");
 		request.addPart(new MockPart("u", "victim.txt", "victim".getBytes()));
-		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> this.keyResolvers.forSpec("param:u", "test").resolve(request))
+		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> this.keyResolvers.forSpec("param:u", "test").read(view(request)))
 			.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("parameter 'u' is sent as a file part"));
 		MockMultipartHttpServletRequest field = new MockMultipartHttpServletRequest();
 		field.setContentType("multipart/form-data; boundary=x");
 		field.setParameter("u", "victim");
 		field.addPart(new MockPart("u", "victim".getBytes()));
 		field.addPart(new MockPart("avatar", "a.png", new byte[1]));
-		assertThat(this.keyResolvers.forSpec("param:u", "test").resolve(field)).isEqualTo("param:victim");
+		assertThat(this.keyResolvers.forSpec("param:u", "test").read(view(field))).isEqualTo("param:victim");
 	}
 
 	@Test
 	void aParameterKeyOnABodyWithoutParametersIsTheClientIpAndSaidAtWarn(CapturedOutput output) {
-		KeyResolver key = this.keyResolvers.forSpec("param:username", "rate-limit.policies.login.key");
+		RequestValue key = this.keyResolvers.forSpec("param:username", "rate-limit.policies.login.key");
 		MockHttpServletRequest json = new MockHttpServletRequest("POST", "/login");
 		json.setRemoteAddr("192.0.2.8");
 		json.setContentType("application/json");
 		json.setContent("{\"username\":\"victim\"}".getBytes());
-		assertThat(key.resolve(json)).isEqualTo("ip:192.0.2.8");
-		assertThat(key.resolve(json)).isEqualTo("ip:192.0.2.8");
+		assertThat(key.read(view(json))).isEqualTo("ip:192.0.2.8");
+		assertThat(key.read(view(json))).isEqualTo("ip:192.0.2.8");
 		String warning = "rate-limit.policies.login.key reads parameter 'username', which a request with a body of type application/json";
 		assertThat(output).contains(warning);
 		assertThat(output.toString().split(java.util.regex.Pattern.quote(warning), -1)).as("said once").hasSize(2);
 		json.setParameter("username", "victim");
-		assertThat(key.resolve(json)).as("from the query string").isEqualTo("param:victim");
+		assertThat(key.read(view(json))).as("from the query string").isEqualTo("param:victim");
 	}
 
 	@Test
@@ -382,24 +387,24 @@ public class KeyResolversTests {
 		for (String variant : new String[] { "victim", "Victim", "victim\u00a0", " VICTIM ", "victim,other" }) {
 			MockHttpServletRequest request = new MockHttpServletRequest();
 			request.addHeader("X-User", variant);
-			assertThat(this.keyResolvers.forSpec("header:X-User", "test").resolve(request)).as(variant)
+			assertThat(this.keyResolvers.forSpec("header:X-User", "test").read(view(request))).as(variant)
 				.isEqualTo("header:victim");
 			assertThat(this.keyResolvers.canonical("header:" + variant)).as(variant).isEqualTo("header:victim");
 		}
 		MockHttpServletRequest blank = new MockHttpServletRequest();
 		blank.setRemoteAddr("192.0.2.9");
 		blank.addHeader("X-User", "\u00a0 ");
-		assertThat(this.keyResolvers.forSpec("header:X-User", "test").resolve(blank)).isEqualTo("ip:192.0.2.9");
+		assertThat(this.keyResolvers.forSpec("header:X-User", "test").read(view(blank))).isEqualTo("ip:192.0.2.9");
 		MockHttpServletRequest twice = new MockHttpServletRequest();
 		twice.addHeader("X-User", "victim");
 		twice.addHeader("X-User", "other");
 		for (String spec : new String[] { "header:X-User", "#{header('X-User')}" }) {
 			assertThatExceptionOfType(UnreadableRequestException.class).as(spec)
-				.isThrownBy(() -> this.keyResolvers.forSpec(spec, "test").resolve(twice))
+				.isThrownBy(() -> this.keyResolvers.forSpec(spec, "test").read(view(twice)))
 				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("header 'X-User' is sent more than once"));
 		}
 		assertThatExceptionOfType(UnreadableRequestException.class)
-			.isThrownBy(() -> this.keyResolvers.forPlanSpec("header:X-User", "test").resolve(twice));
+			.isThrownBy(() -> this.keyResolvers.forPlanSpec("header:X-User", "test").read(view(twice)));
 	}
 
 	@Test
@@ -408,12 +413,12 @@ public class KeyResolversTests {
 			throw new IllegalStateException("the customer database is away");
 		});
 		assertThatExceptionOfType(UnreadableRequestException.class)
-			.isThrownBy(() -> this.keyResolvers.forPlanSpec("@brokenPlan", "rate-limit.policies.api.plan").resolve(this.request))
+			.isThrownBy(() -> this.keyResolvers.forPlanSpec("@brokenPlan", "rate-limit.policies.api.plan").read(view(this.request)))
 			.satisfies((ex) -> {
 				assertThat(ex.reason()).isEqualTo("its plan cannot be told");
 				assertThat(ex.origin()).isEqualTo("rate-limit.policies.api.plan");
 			});
-		assertThat(this.keyResolvers.forPlanSpec("header:X-Plan", "test").resolve(this.request)).isNull();
+		assertThat(this.keyResolvers.forPlanSpec("header:X-Plan", "test").read(view(this.request))).isNull();
 	}
 
 	@Test

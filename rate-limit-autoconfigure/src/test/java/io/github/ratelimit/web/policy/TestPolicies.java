@@ -5,7 +5,6 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.clientip.IpAddressRange;
 import io.github.ratelimit.web.key.KeyResolvers;
 
@@ -37,8 +36,8 @@ public final class TestPolicies {
 
 	/** As {@code RateLimitExemptions.of}: the requests no policy limits. */
 	public static RateLimitExemptions exemptions(List<IpAddressRange> ips, @Nullable String when,
-			KeyResolvers keyResolvers, ClientIpResolver clientIpResolver) {
-		return RateLimitExemptions.of(ips, when, keyResolvers, clientIpResolver, "rate-limit.exempt.when");
+			KeyResolvers keyResolvers) {
+		return RateLimitExemptions.of(ips, when, keyResolvers, "rate-limit.exempt.when");
 	}
 
 	/** The named policies of a configuration. */

@@ -287,7 +287,7 @@ class RateLimitFilterTests {
 		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, TestPolicies.policies(Map.of()), this.keyResolvers);
 		none.afterSingletonsInstantiated();
 		return new RateLimitPipeline(new RateLimitPolicyResolver(List.of(rule), none), limiter, headers, rejectionHandler,
-				RequestDelay.TIMER, false, false);
+				RequestDelay.TIMER, false, false, ClientIpResolver.builder().build());
 	}
 
 	private static MockHttpServletResponse send(RateLimitFilter filter, HandlerInterceptor interceptor, String path)

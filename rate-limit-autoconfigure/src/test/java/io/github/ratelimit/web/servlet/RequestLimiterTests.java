@@ -198,7 +198,7 @@ class RequestLimiterTests {
 	}
 
 	private static RequestDecision decide(RequestLimiter limiter, List<RateLimitPolicy> policies) {
-		return new RequestDecision(limiter.decide(request(), policies).toCompletableFuture().join());
+		return new RequestDecision(limiter.decide(view(request()), policies).toCompletableFuture().join());
 	}
 
 	private RequestLimiter limiter(int maxWaiting) {
@@ -207,7 +207,7 @@ class RequestLimiterTests {
 	}
 
 	private Acquisition acquisition(RateLimitPolicy policy) {
-		return policy.acquisition(request());
+		return policy.acquisition(view(request()));
 	}
 
 	private static MockHttpServletRequest request() {
@@ -220,5 +220,9 @@ class RequestLimiterTests {
 			Duration maxDelay, String key) {
 		return TestPolicies.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
 				algorithm, limit, period, null, key, 1, onLimit, maxDelay, CountMode.ALL, false), this.keyResolvers);
+	}
+
+	private static ServletRequestView view(MockHttpServletRequest request) {
+		return new ServletRequestView(request, ClientIpResolver.builder().build());
 	}
 }

@@ -56,7 +56,7 @@ class UnreadableRequestTests {
 		MockHttpServletRequest request = new KeyResolversTests.UndecodableRequest();
 		request.setParameter("username", "victim");
 		assertThatExceptionOfType(UnreadableRequestException.class)
-			.isThrownBy(() -> this.limiter.decide(request, List.of(byIp, byName)))
+			.isThrownBy(() -> this.limiter.decide(view(request), List.of(byIp, byName)))
 			.satisfies((ex) -> {
 				assertThat(ex.policy()).isEqualTo("by-name");
 				assertThat(ex.reason()).isEqualTo("its parameters cannot be decoded");
@@ -70,11 +70,11 @@ class UnreadableRequestTests {
 	void aShadowPolicyThatCannotTellTheKeyFallsBackToTheClientIp() {
 		RateLimitPolicy enforced = policy("enforced", "ip", false);
 		RateLimitPolicy shadow = policy("watching", "param:username", true);
-		MockHttpServletRequest request = new KeyResolversTests.UndecodableRequest();
+		ServletRequestView request = view(new KeyResolversTests.UndecodableRequest());
 		RequestDecision result = new RequestDecision(this.limiter.decide(request, List.of(enforced, shadow)).toCompletableFuture().join());
 		assertThat(result.isAllowed()).isTrue();
 		assertThat(this.outcomes).containsExactly("enforced=allowed", "watching=allowed", "watching=shadow-unreadable");
-		assertThat(UnreadableRequestException.takeFallbacks(request)).as("recorded once, by the limiter").isEmpty();
+		assertThat(request.takeFallbacks()).as("recorded once, by the limiter").isEmpty();
 		assertThat(this.store.peek(new Acquisition(shadow.id(), shadow.limit(), "ip:192.0.2.1", 1, 0)).remaining())
 			.as("counted under the client IP, as before").isEqualTo(2);
 	}
@@ -84,8 +84,9 @@ class UnreadableRequestTests {
 		RateLimitPolicy policy = TestPolicies.planned(policy("planned", "ip", false),
 				"#{header('X-Plan').substring(0, 3)}", Map.of("pro", new RateLimitPolicy.Plan(10L, null, null)),
 				"header('X-Probe').length() > 3", this.keyResolvers);
-		MockHttpServletRequest request = new MockHttpServletRequest();
-		request.addHeader("X-Plan", "p");
+		MockHttpServletRequest servlet = new MockHttpServletRequest();
+		servlet.addHeader("X-Plan", "p");
+		ServletRequestView request = view(servlet);
 		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> policy.isExempt(request))
 			.satisfies((ex) -> assertThat(ex.policy()).isEqualTo("planned"));
 		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> policy.inForceFor(request));
@@ -93,7 +94,7 @@ class UnreadableRequestTests {
 		assertThat(policy.inShadow()).as("one shadow copy").isSameAs(shadow);
 		assertThat(shadow.isExempt(request)).isFalse();
 		assertThat(shadow.inForceFor(request)).isSameAs(shadow);
-		assertThat(UnreadableRequestException.takeFallbacks(request)).containsExactly("planned");
+		assertThat(request.takeFallbacks()).containsExactly("planned");
 		assertThat(policy.readsParameters()).isFalse();
 		assertThat(policy("p", "param:u", false).readsParameters()).isTrue();
 	}
@@ -102,5 +103,9 @@ class UnreadableRequestTests {
 		return TestPolicies.define(new PolicyDefinition(name, name, "rate-limit.policies." + name, false,
 				Algorithm.TOKEN_BUCKET, 3L, Duration.ofMinutes(1), null, key, 1, OnLimit.REJECT, Duration.ZERO,
 				CountMode.ALL, shadow), this.keyResolvers);
+	}
+
+	private static ServletRequestView view(MockHttpServletRequest request) {
+		return new ServletRequestView(request, ClientIpResolver.builder().build());
 	}
 }

@@ -40,14 +40,8 @@ import io.github.ratelimit.web.servlet.RateLimitServletConfiguration;
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import(RateLimitServletConfiguration.class)
+@Import({ RateLimitCommonConfiguration.class, RateLimitServletConfiguration.class })
 public final class RateLimitAutoConfiguration {
-
-	@Bean
-	@ConditionalOnMissingBean
-	RateLimitClock rateLimitClock() {
-		return RateLimitClock.SYSTEM;
-	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -63,18 +57,6 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RequestDelay rateLimitRequestDelay() {
 		return RequestDelay.TIMER;
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnProperty(name = "rate-limit.store.type", havingValue = "caffeine", matchIfMissing = true)
-	static class CaffeineStoreConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean(RateLimitStore.class)
-		CaffeineRateLimitStore rateLimitStore(RateLimitProperties properties, RateLimitClock clock) {
-			return properties.getStore().getCaffeine().createStore(clock);
-		}
-
 	}
 
 }

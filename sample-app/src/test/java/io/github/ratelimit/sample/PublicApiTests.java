@@ -58,9 +58,9 @@ class PublicApiTests {
 	@Test
 	void theScanSeesPackagePrivateTypesAndLeavesThemOut() throws Exception {
 		Set<String> all = topLevelTypes();
-		assertThat(all).contains("io.github.ratelimit.web.servlet.RequestLimiter", "io.github.ratelimit.core.TokenBucket",
+		assertThat(all).contains("io.github.ratelimit.web.servlet.RateLimitExchange", "io.github.ratelimit.core.TokenBucket",
 				"io.github.ratelimit.redis.LuaScripts");
-		assertThat(publicTypes()).doesNotContain("io.github.ratelimit.web.servlet.RequestLimiter",
+		assertThat(publicTypes()).doesNotContain("io.github.ratelimit.web.servlet.RateLimitExchange",
 				"io.github.ratelimit.core.TokenBucket", "io.github.ratelimit.redis.LuaScripts");
 	}
 

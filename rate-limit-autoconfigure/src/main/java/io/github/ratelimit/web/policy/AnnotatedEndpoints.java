@@ -22,8 +22,6 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.HandlerMapping;
-import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 
 import io.github.ratelimit.core.Algorithm;
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -40,7 +38,7 @@ import io.github.ratelimit.web.key.KeyResolvers;
  */
 public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 
-	private final Supplier<List<HandlerMapping>> handlerMappings;
+	private final Supplier<List<HandlerMethod>> handlerMethods;
 
 	private final RateLimitPolicies policies;
 
@@ -52,29 +50,24 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 
 	/**
 	 * Creates the registry; it scans on {@link #afterSingletonsInstantiated()}.
-	 * @param handlerMappings all handler mappings, in the dispatcher's order
+	 * @param handlerMethods the handler methods of every handler mapping (Spring MVC's or WebFlux's)
 	 * @param policies the named policies
 	 * @param keyResolvers builds the keys of inline limits
 	 */
-	public AnnotatedEndpoints(Supplier<List<HandlerMapping>> handlerMappings, RateLimitPolicies policies,
+	public AnnotatedEndpoints(Supplier<List<HandlerMethod>> handlerMethods, RateLimitPolicies policies,
 			KeyResolvers keyResolvers) {
-		this.handlerMappings = handlerMappings;
+		this.handlerMethods = handlerMethods;
 		this.policies = policies;
 		this.keyResolvers = keyResolvers;
 	}
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		List<HandlerMapping> mappings = this.handlerMappings.get();
 		Map<Method, List<RateLimitPolicy>> byMethod = new HashMap<>();
-		for (HandlerMapping mapping : mappings) {
-			if (mapping instanceof AbstractHandlerMethodMapping<?> methodMapping) {
-				for (HandlerMethod handlerMethod : methodMapping.getHandlerMethods().values()) {
-					List<RateLimitPolicy> found = policiesOf(handlerMethod.getBeanType(), handlerMethod.getMethod());
-					if (!found.isEmpty()) {
-						byMethod.put(handlerMethod.getMethod(), found);
-					}
-				}
+		for (HandlerMethod handlerMethod : this.handlerMethods.get()) {
+			List<RateLimitPolicy> found = policiesOf(handlerMethod.getBeanType(), handlerMethod.getMethod());
+			if (!found.isEmpty()) {
+				byMethod.put(handlerMethod.getMethod(), found);
 			}
 		}
 		this.countsLater = byMethod.values()

@@ -16,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.ratelimit.web.RequestDelay;
+import io.github.ratelimit.web.limiter.Check;
 
 /**
  * A request's wait for its turn (delay mode) without its thread: the request is parked with the Servlet
@@ -152,11 +153,7 @@ final class ParkedTurn {
 
 	/** The container ended the request before its turn: the turn is given back. */
 	void giveBack() {
-		for (Check check : this.step) {
-			if (check.enforced() && check.decision().waitNanos() > 0) {
-				this.pipeline.limiter().giveBack(check);
-			}
-		}
+		this.pipeline.limiter().giveBackTurn(this.step);
 	}
 
 	/**

@@ -1,10 +1,8 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -13,6 +11,10 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.key.UnreadableRequestException;
+import io.github.ratelimit.web.limiter.Check;
+import io.github.ratelimit.web.limiter.RequestChecks;
+import io.github.ratelimit.web.limiter.RequestDecision;
+import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
@@ -70,26 +72,19 @@ final class RateLimitExchange {
 
 	private Phase phase = Phase.OPENED;
 
-	private final List<Check> checks = new ArrayList<>(2);
+	private final RequestChecks checks;
 
 	/** The policies decided before the handler was known (exempt ones too): decided once. */
 	private List<RateLimitPolicy> decidedUpFront = List.of();
 
-	/** Whether checks wait for the response's status; cleared by whichever settles them first. */
-	private final AtomicBoolean countPending = new AtomicBoolean();
-
-	private final AtomicBoolean released = new AtomicBoolean();
-
 	/** The request's wait while it is parked for its turn, until the async dispatch that resumes it. */
 	private volatile @Nullable ParkedTurn parked;
-
-	/** The concurrency limits whose slots the request gave back to wait for its turn: taken again after it. */
-	private List<Check> slotsToRetake = List.of();
 
 	private RateLimitExchange(RateLimitPipeline pipeline, HttpServletRequest request, HttpServletResponse response) {
 		this.pipeline = pipeline;
 		this.request = request;
 		this.view = pipeline.view(request);
+		this.checks = new RequestChecks(pipeline.limiter());
 		this.held = pipeline.policies().mayCountLater() ? new HeldResponse(response, this::complete) : null;
 	}
 
@@ -191,39 +186,23 @@ final class RateLimitExchange {
 	 */
 	private Turn answer(HttpServletRequest request, List<Check> step, HttpServletResponse response)
 			throws IOException {
-		this.checks.addAll(step);
-		RequestDecision result = new RequestDecision(this.checks);
+		RequestDecision result = this.checks.add(step);
 		if (!result.isAllowed()) {
 			reject(request, result, response);
 			return Turn.REFUSED;
 		}
-		holdIfCountsLater();
-		if (!this.countPending.get() && !step.isEmpty() && result.isLimited()) {
-			this.pipeline.headers().write(result, response);
+		if (this.checks.holdIfCountsLater() && this.held != null) {
+			this.held.hold();
 		}
-		long waitNanos = 0;
-		for (int i = 0; i < step.size(); i++) {
-			waitNanos = Math.max(waitNanos, step.get(i).enforced() ? step.get(i).decision().waitNanos() : 0);
+		if (!this.checks.countsLater() && !step.isEmpty() && result.isLimited()) {
+			this.pipeline.headers().write(result, new ServletHeaders(response));
 		}
+		long waitNanos = RequestChecks.waitNanos(step);
 		if (waitNanos == 0) {
 			return Turn.NOW;
 		}
-		releaseSlotsToWait();
+		this.checks.releaseSlotsToWait();
 		return new Turn(true, waitNanos);
-	}
-
-	/**
-	 * A request that waits for its turn holds no slot of a concurrency limit meanwhile: they are given back
-	 * now and taken again once its turn comes ({@link #retakeSlots}).
-	 */
-	private void releaseSlotsToWait() {
-		List<Check> holding = this.checks.stream().filter(Check::holdsSlot).toList();
-		if (holding.isEmpty()) {
-			return;
-		}
-		this.pipeline.limiter().release(holding);
-		this.checks.replaceAll((check) -> check.holdsSlot() ? check.withoutSlot() : check);
-		this.slotsToRetake = holding;
 	}
 
 	/**
@@ -235,34 +214,19 @@ final class RateLimitExchange {
 	 * @return whether the request proceeds
 	 */
 	boolean retakeSlots(HttpServletRequest request, HttpServletResponse response) throws IOException {
-		List<Check> released = this.slotsToRetake;
-		if (released.isEmpty() || this.released.get()) {
-			// The container ended the request meanwhile: its slots were given back for good.
+		RequestDecision refused = this.checks.retakeSlots();
+		if (refused == null) {
 			return true;
 		}
-		this.slotsToRetake = List.of();
-		List<Check> retaken = this.pipeline.limiter().retake(released);
-		for (Check check : retaken) {
-			this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
-		}
-		RequestDecision result = new RequestDecision(this.checks);
-		if (result.isAllowed()) {
-			return true;
-		}
-		for (Check check : this.checks) {
-			if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
-				this.pipeline.limiter().giveBack(check);
-			}
-		}
-		reject(request, result, response);
+		reject(request, refused, response);
 		return false;
 	}
 
 	/** Answers a rejection: what earlier phases admitted is given back, then the headers and the 429. */
 	private void reject(HttpServletRequest request, RequestDecision result, HttpServletResponse response)
 			throws IOException {
-		giveBackPending();
-		this.pipeline.headers().write(result, response);
+		this.checks.giveBackPending();
+		this.pipeline.headers().write(result, new ServletHeaders(response));
 		this.pipeline.rejections().reject(request, response, result);
 	}
 
@@ -340,23 +304,17 @@ final class RateLimitExchange {
 			refuse(this.view, this.request, ex, rules, null);
 			return;
 		}
-		this.checks.addAll(step);
-		RequestDecision result = new RequestDecision(step);
-		if (result.waitNanos() > 0) {
-			// Too late to wait for a turn: give back the waiting place it was given.
-			this.pipeline.limiter().doneWaiting();
-		}
-		// Its body is written already: counted as the filter ends, with nothing left to hold back.
-		this.countPending.set(step.stream().anyMatch(Check::countsLater));
+		// Too late to wait for a turn; its body is written already: counted as the filter ends.
+		RequestDecision result = this.checks.addAnswered(step);
 		// A rejection comes too late to answer it: no Retry-After on a response that was served.
-		if (!this.countPending.get() && result.isLimited() && result.isAllowed() && !response.isCommitted()) {
-			this.pipeline.headers().write(result, response);
+		if (!this.checks.countsLater() && result.isLimited() && result.isAllowed() && !response.isCommitted()) {
+			this.pipeline.headers().write(result, new ServletHeaders(response));
 		}
 	}
 
 	/** Whether the request still waits for its status to be counted (then its async dispatch counts it). */
 	boolean countsLater() {
-		return this.countPending.get();
+		return this.checks.countsLater();
 	}
 
 	/**
@@ -377,40 +335,10 @@ final class RateLimitExchange {
 	 * then writes the headers, when the response still takes them.
 	 */
 	private void complete(int status) {
-		if (!this.countPending.compareAndSet(true, false)) {
-			return;
-		}
-		for (int i = 0; i < this.checks.size(); i++) {
-			if (this.checks.get(i).countsLater()) {
-				this.checks.set(i, this.pipeline.limiter().complete(this.checks.get(i), status));
-			}
-		}
-		RequestDecision counted = new RequestDecision(this.checks);
+		RequestDecision counted = this.checks.complete(status);
 		HttpServletResponse response = (this.held != null) ? this.held : null;
-		if (response != null && counted.isLimited() && !response.isCommitted()) {
-			this.pipeline.headers().write(counted, response);
-		}
-	}
-
-	private void holdIfCountsLater() {
-		for (int i = 0; i < this.checks.size(); i++) {
-			if (this.checks.get(i).countsLater()) {
-				if (this.countPending.compareAndSet(false, true) && this.held != null) {
-					this.held.hold();
-				}
-				return;
-			}
-		}
-	}
-
-	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
-	private void giveBackPending() {
-		if (this.countPending.compareAndSet(true, false)) {
-			for (Check check : this.checks) {
-				if (check.countsLater()) {
-					this.pipeline.limiter().giveBack(check);
-				}
-			}
+		if (counted != null && response != null && counted.isLimited() && !response.isCommitted()) {
+			this.pipeline.headers().write(counted, new ServletHeaders(response));
 		}
 	}
 
@@ -426,16 +354,14 @@ final class RateLimitExchange {
 			return false;
 		}
 		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.
-		giveBackPending();
+		this.checks.giveBackPending();
 		UnreadableRequestProblem.write(request, response, ex);
 		return true;
 	}
 
 	/** Gives back the slots of concurrency limits, the first time only. */
 	private void release() {
-		if (this.released.compareAndSet(false, true)) {
-			this.pipeline.limiter().release(this.checks);
-		}
+		this.checks.release();
 	}
 
 	/**
@@ -444,7 +370,7 @@ final class RateLimitExchange {
 	 * @return whether a listener will; {@code false} when the async processing completed meanwhile
 	 */
 	private boolean releaseWhenAsyncEnds() {
-		if (this.parked != null || this.checks.stream().noneMatch(Check::holdsSlot)) {
+		if (this.parked != null || !this.checks.holdSlots()) {
 			return true;
 		}
 		try {

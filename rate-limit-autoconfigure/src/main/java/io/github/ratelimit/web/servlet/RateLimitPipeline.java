@@ -6,6 +6,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.limiter.RateLimitHeaders;
+import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**

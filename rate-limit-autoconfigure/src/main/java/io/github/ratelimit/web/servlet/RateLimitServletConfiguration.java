@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 import org.springframework.web.servlet.handler.MappedInterceptor;
 
 import io.github.ratelimit.actuate.endpoint.RateLimitsEndpoint;
@@ -40,6 +41,10 @@ import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.limiter.MicrometerDecisionRecorder;
+import io.github.ratelimit.web.limiter.RateLimitHeaders;
+import io.github.ratelimit.web.limiter.RejectionLog;
+import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.AnnotatedEndpoints;
 import io.github.ratelimit.web.policy.ChangeFieldsCheck;
 import io.github.ratelimit.web.policy.ConfiguredLimits;
@@ -49,22 +54,15 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
- * The servlet pipeline of {@code RateLimitAutoConfiguration}, which imports it: the filter, the
- * interceptor and everything they decide with (policies, keys, client IPs, the endpoint), built from the
- * starter's internal packages. Public only to be imported; its beans are internals, not
- * extension points: none backs off for an application's bean, except the {@link DecisionRecorder} and the
- * actuator endpoint.
+ * The servlet pipeline of {@code RateLimitAutoConfiguration}, which imports it with what both stacks decide
+ * with: the filter, the interceptor, the annotated handlers of Spring MVC and the servlet container's
+ * checks. Public only to be imported; its beans are internals, not extension points.
  */
 @Configuration(proxyBeanMethods = false)
 public class RateLimitServletConfiguration {
 
 	/** Spring Security's filter chain's order unless {@code spring.security.filter.order} says otherwise. */
 	private static final int SECURITY_FILTER_ORDER = -100;
-
-	@Bean
-	ClientIpResolver clientIpResolver(RateLimitProperties properties) {
-		return ConfiguredLimits.clientIpResolver(properties);
-	}
 
 	@Bean
 	@ConditionalOnBooleanProperty("rate-limit.delay.park")
@@ -79,78 +77,13 @@ public class RateLimitServletConfiguration {
 	}
 
 	@Bean
-	KeyResolvers rateLimitKeyResolvers(ClientIpResolver clientIpResolver, ListableBeanFactory beanFactory) {
-		return new KeyResolvers(clientIpResolver, beanFactory);
-	}
-
-	/** The checks of rate-limit.policies that binding cannot make, made as the properties are bound. */
-	@Bean
-	static ConfigurationPropertiesBindHandlerAdvisor rateLimitPolicyPropertiesCheck(Environment environment) {
-		return (handler) -> new ConfiguredLimits.PolicyPropertiesCheck(handler, environment);
-	}
-
-	@Bean
-	RateLimitPolicies rateLimitPolicies(RateLimitProperties properties, KeyResolvers keyResolvers,
-			ObjectProvider<RateLimitStore> store) {
-		RateLimitPolicies policies = ConfiguredLimits.policies(properties, keyResolvers);
-		// A store shared by every instance (Redis) keeps runtime changes for all of them.
-		if (store.getIfUnique() instanceof SharedPolicyOverrides overrides) {
-			policies.shareThrough(overrides);
-		}
-		return policies;
-	}
-
-	@Bean
 	AnnotatedEndpoints rateLimitAnnotatedEndpoints(ListableBeanFactory beanFactory, RateLimitPolicies policies,
 			KeyResolvers keyResolvers) {
-		return new AnnotatedEndpoints(() -> beanFactory.getBeanProvider(HandlerMapping.class).orderedStream().toList(),
-				policies, keyResolvers);
-	}
-
-	@Bean
-	RateLimitPolicyResolver rateLimitPolicyResolver(RateLimitProperties properties, RateLimitPolicies policies,
-			AnnotatedEndpoints annotatedEndpoints) {
-		return new RateLimitPolicyResolver(ConfiguredLimits.rules(properties, policies), annotatedEndpoints);
-	}
-
-	@Bean
-	RateLimitHeaders rateLimitHeaders(RateLimitProperties properties) {
-		return new RateLimitHeaders(ConfiguredLimits.headerStyles(properties));
-	}
-
-	@Bean
-	RejectionLog rateLimitRejectionLog(RateLimitClock clock) {
-		return new RejectionLog(clock, Duration.ofMinutes(1));
-	}
-
-	@Bean
-	RequestLimiter rateLimitRequestLimiter(RateLimitProperties properties, ObjectProvider<RateLimitStore> store,
-			ObjectProvider<DecisionRecorder> recorder, RejectionLog rejectionLog, KeyResolvers keyResolvers,
-			ClientIpResolver clientIpResolver, RateLimitPolicies policies) {
-		RateLimitStore rateLimitStore = store.getIfAvailable();
-		if (rateLimitStore == null) {
-			throw new RateLimitConfigurationException("rate-limit.store.type",
-					"store type '" + properties.getStore().getType().name().toLowerCase(Locale.ROOT)
-							+ "' has no store on the classpath",
-					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
-		}
-		for (RateLimitPolicy policy : policies.all()) {
-			if (policy.bans() && !rateLimitStore.bans()) {
-				throw new RateLimitConfigurationException("rate-limit.policies." + policy.name() + ".ban",
-						"the store " + rateLimitStore.getClass().getName() + " does not ban keys",
-						"Use rate-limit.store.type caffeine or redis, or remove ban");
-			}
-		}
-		int maxWaiting = properties.getDelay().getMaxWaiting();
-		if (maxWaiting <= 0) {
-			throw new RateLimitConfigurationException("rate-limit.delay.max-waiting",
-					"max-waiting must be positive, was " + maxWaiting,
-					"Set the most requests that may wait for their turn at once, e.g. 100 (policies that should "
-							+ "never wait use on-limit: reject)");
-		}
-		return new RequestLimiter(rateLimitStore, recorder.getIfAvailable(() -> DecisionRecorder.NONE), rejectionLog,
-				properties.getMode() == RateLimitProperties.Mode.SHADOW, maxWaiting,
-				ConfiguredLimits.exemptions(properties, keyResolvers));
+		// Spring MVC's handler methods, of every mapping (the actuator's included).
+		return new AnnotatedEndpoints(() -> beanFactory.getBeanProvider(HandlerMapping.class).orderedStream()
+			.filter(AbstractHandlerMethodMapping.class::isInstance)
+			.flatMap((mapping) -> ((AbstractHandlerMethodMapping<?>) mapping).getHandlerMethods().values().stream())
+			.toList(), policies, keyResolvers);
 	}
 
 	@Bean
@@ -187,62 +120,6 @@ public class RateLimitServletConfiguration {
 		// count, when they finish, the requests of policies that count failures or successes.
 		registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
 		return registration;
-	}
-
-	private static String missingRedisDependency() {
-		ClassLoader classLoader = RateLimitServletConfiguration.class.getClassLoader();
-		if (!ClassUtils.isPresent("io.github.ratelimit.redis.RedisRateLimitStore", classLoader)) {
-			return "Add io.github.ratelimit:rate-limit-redis and org.springframework.boot:spring-boot-starter-data-redis";
-		}
-		return "Add org.springframework.boot:spring-boot-starter-data-redis (rate-limit-redis runs on Spring Data Redis)";
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	@ConditionalOnBean(MeterRegistry.class)
-	static class MetricsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		DecisionRecorder rateLimitDecisionRecorder(MeterRegistry registry) {
-			return new MicrometerDecisionRecorder(registry);
-		}
-
-	}
-
-	/**
-	 * Spring Cloud's refresh: a refreshed {@code rate-limit.policies.*} changes the configured values of
-	 * the named policies at run time.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
-	static class RefreshConfiguration {
-
-		@Bean
-		PolicyRefresh rateLimitPolicyRefresh(Environment environment, RateLimitPolicies policies) {
-			return new PolicyRefresh(environment, policies);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(Endpoint.class)
-	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
-	static class EndpointConfiguration {
-
-		@Bean
-		ChangeFieldsCheck rateLimitsChangeFieldsCheck() {
-			return new ChangeFieldsCheck();
-		}
-
-		@Bean
-		RateLimitsEndpoint rateLimitsEndpoint(RateLimitProperties properties, RateLimitPolicies policies,
-				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store,
-				KeyResolvers keyResolvers) {
-			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store, keyResolvers,
-					properties.getMode() == RateLimitProperties.Mode.SHADOW);
-		}
-
 	}
 
 	/**

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
@@ -15,7 +15,7 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
  * @param decision what the request is told (the receipt's, or what a give-back or a refused wait left)
  * @param kept whether the request keeps what was taken: its policies (enforced, or shadow) all allowed it
  */
-record Check(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt, Decision decision, boolean kept) {
+public record Check(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt, Decision decision, boolean kept) {
 
 	/** Whether this check is settled once the response is known: it counts only some responses and holds a cost. */
 	boolean countsLater() {

@@ -1,9 +1,8 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.util.Collection;
 import java.util.List;
 
-import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.core.Decision;
@@ -30,7 +29,7 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
  * A rejection also gets {@code Retry-After} (whole seconds, rounded up, at least 1) whatever the
  * style. Thread-safe.
  */
-final class RateLimitHeaders {
+public final class RateLimitHeaders {
 
 	static final String RETRY_AFTER = "Retry-After";
 
@@ -69,7 +68,7 @@ final class RateLimitHeaders {
 	 * Creates a writer.
 	 * @param style which headers to write
 	 */
-	RateLimitHeaders(HeaderStyle style) {
+	public RateLimitHeaders(HeaderStyle style) {
 		this(List.of(style));
 	}
 
@@ -77,7 +76,7 @@ final class RateLimitHeaders {
 	 * Creates a writer of several styles.
 	 * @param styles which headers to write, e.g. {@code [LEGACY, DRAFT_6]}
 	 */
-	RateLimitHeaders(Collection<HeaderStyle> styles) {
+	public RateLimitHeaders(Collection<HeaderStyle> styles) {
 		this.legacy = styles.stream().anyMatch(RateLimitHeaders::legacy);
 		this.ietf = styles.stream().anyMatch(RateLimitHeaders::ietf);
 		this.draft6 = styles.stream().anyMatch(RateLimitHeaders::draft6);
@@ -97,12 +96,14 @@ final class RateLimitHeaders {
 
 	/**
 	 * Sets a header, or removes one an earlier write of the same request left (its path rules' headers,
-	 * written before Spring Security's filters, then the joined result's): a null value removes a header
-	 * in Tomcat and Jetty.
+	 * written before Spring Security's filters, then the joined result's).
 	 */
-	private static void setOrRemove(HttpServletResponse response, String name, @Nullable String value) {
-		if (value != null || response.containsHeader(name)) {
-			response.setHeader(name, value);
+	private static void setOrRemove(ResponseHeaders response, String name, @Nullable String value) {
+		if (value != null) {
+			response.set(name, value);
+		}
+		else {
+			response.remove(name);
 		}
 	}
 
@@ -111,9 +112,9 @@ final class RateLimitHeaders {
 	 * @param result what the limits decided
 	 * @param response the response, not yet committed
 	 */
-	void write(RequestDecision result, HttpServletResponse response) {
+	public void write(RequestDecision result, ResponseHeaders response) {
 		if (!result.isAllowed()) {
-			response.setHeader(RETRY_AFTER, text(result.retryAfterSeconds()));
+			response.set(RETRY_AFTER, text(result.retryAfterSeconds()));
 		}
 		if (this.legacy || this.draft6) {
 			Check mostRestrictive = result.mostRestrictive();
@@ -124,20 +125,20 @@ final class RateLimitHeaders {
 			// A concurrency limit is whole again when requests end, which no time can tell: no reset.
 			String reset = policy.isConcurrency() ? null : text(RequestDecision.seconds(decision.resetNanos()));
 			if (this.legacy) {
-				response.setHeader(X_RATELIMIT_LIMIT, limit);
-				response.setHeader(X_RATELIMIT_REMAINING, remaining);
+				response.set(X_RATELIMIT_LIMIT, limit);
+				response.set(X_RATELIMIT_REMAINING, remaining);
 				setOrRemove(response, X_RATELIMIT_RESET, reset);
 			}
 			if (this.draft6) {
-				response.setHeader(RATELIMIT_LIMIT, limit);
-				response.setHeader(RATELIMIT_REMAINING, remaining);
+				response.set(RATELIMIT_LIMIT, limit);
+				response.set(RATELIMIT_REMAINING, remaining);
 				setOrRemove(response, RATELIMIT_RESET, reset);
 			}
 		}
 		if (this.ietf) {
 			List<Check> checks = result.checks();
-			response.setHeader(RATELIMIT_POLICY, policyHeader(checks));
-			response.setHeader(RATELIMIT, (checks.size() == 1) ? stateItem(checks.get(0)) : stateHeader(checks));
+			response.set(RATELIMIT_POLICY, policyHeader(checks));
+			response.set(RATELIMIT, (checks.size() == 1) ? stateItem(checks.get(0)) : stateHeader(checks));
 		}
 	}
 

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.time.Duration;
 import java.util.ArrayList;

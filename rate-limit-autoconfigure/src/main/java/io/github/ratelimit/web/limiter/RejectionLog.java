@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.time.Duration;
 
@@ -15,11 +15,14 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
  * per (policy, key) per interval, and at most {@value #WARNINGS_PER_INTERVAL} WARNs per interval in
  * all (a {@link ThrottledLog}). Thread-safe; memory bounded.
  */
-final class RejectionLog {
+public final class RejectionLog {
 
 	static final int WARNINGS_PER_INTERVAL = 20;
 
-	private static final Log logger = LogFactory.getLog(RejectionLog.class);
+	/** The name operators set the level of (docs/operations.md), kept when the class moved to this package. */
+	static final String LOGGER_NAME = "io.github.ratelimit.web.servlet.RejectionLog";
+
+	private static final Log logger = LogFactory.getLog(LOGGER_NAME);
 
 	private final Log log;
 
@@ -32,11 +35,11 @@ final class RejectionLog {
 	 * @param clock the time source
 	 * @param interval how long a key stays quiet after a WARN
 	 */
-	RejectionLog(RateLimitClock clock, Duration interval) {
+	public RejectionLog(RateLimitClock clock, Duration interval) {
 		this(logger, clock, interval);
 	}
 
-	RejectionLog(Log log, RateLimitClock clock, Duration interval) {
+	public RejectionLog(Log log, RateLimitClock clock, Duration interval) {
 		this.log = log;
 		this.interval = interval;
 		this.warnings = new ThrottledLog(clock, interval, WARNINGS_PER_INTERVAL);

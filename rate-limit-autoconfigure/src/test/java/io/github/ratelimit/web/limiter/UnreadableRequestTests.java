@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +24,7 @@ import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.policy.PolicyDefinition;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.TestPolicies;
+import io.github.ratelimit.web.servlet.ServletRequestView;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,12 +1,14 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.mock.web.MockHttpServletResponse;
+
+import org.springframework.http.HttpHeaders;
 
 import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Algorithm;
@@ -52,7 +54,7 @@ class RateLimitResponsesTests {
 		RequestDecision result = result(List.of(policy("a"), policy("b"), policy("c")),
 				List.of(Decision.allowed(10, 7, 100), Decision.allowed(5, 2, 100), Decision.allowed(50, 2, 900)));
 		assertThat(result.mostRestrictive()).isSameAs(result.checks().get(2));
-		MockHttpServletResponse response = new MockHttpServletResponse();
+		TestHeaders response = new TestHeaders();
 		new RateLimitHeaders(HeaderStyle.LEGACY).write(result, response);
 		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("50");
 		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("2");
@@ -69,7 +71,7 @@ class RateLimitResponsesTests {
 		// The policy's limit is 1; a decision may report another (a plan's, a store's).
 		RequestDecision result = result(List.of(api),
 				List.of(Decision.allowed(1_000_000_000L, 1024, 61_000_000_000L, 1_500_000_000L)));
-		MockHttpServletResponse response = new MockHttpServletResponse();
+		TestHeaders response = new TestHeaders();
 		new RateLimitHeaders(List.of(HeaderStyle.BOTH, HeaderStyle.DRAFT_6)).write(result, response);
 		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("1000000000");
 		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("1024");
@@ -79,7 +81,7 @@ class RateLimitResponsesTests {
 		assertThat(response.getHeader("RateLimit-Reset")).isEqualTo("61");
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"api\";q=1;w=1");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"api\";r=1024;t=2");
-		MockHttpServletResponse own = new MockHttpServletResponse();
+		TestHeaders own = new TestHeaders();
 		new RateLimitHeaders(HeaderStyle.LEGACY).write(result(List.of(api),
 				List.of(Decision.allowed(1, 0, 1_000_000_000L))), own);
 		assertThat(own.getHeader("X-RateLimit-Limit")).isEqualTo("1");
@@ -96,7 +98,7 @@ class RateLimitResponsesTests {
 		RequestDecision rules = result(List.of(rule), List.of(Decision.allowed(10, 9, 5_000_000_000L)));
 		RequestDecision joined = new RequestDecision(List.of(rules.checks().get(0),
 				result(List.of(slots), List.of(Decision.allowed(2, 1, 0))).checks().get(0)));
-		MockHttpServletResponse response = new MockHttpServletResponse();
+		TestHeaders response = new TestHeaders();
 		RateLimitHeaders headers = new RateLimitHeaders(List.of(HeaderStyle.LEGACY, HeaderStyle.DRAFT_6));
 		headers.write(rules, response);
 		assertThat(response.getHeader("X-RateLimit-Reset")).isEqualTo("5");
@@ -113,7 +115,8 @@ class RateLimitResponsesTests {
 		for (int i = 0; i < policies.size(); i++) {
 			RateLimitPolicy policy = policies.get(i);
 			Acquisition acquisition = new Acquisition(policy.id(), policy.limit(), "ip:203.0.113.7", 1, 0);
-			checks.add(new Check(policy, acquisition, new Receipt(acquisition, decisions.get(i), Receipt.NO_MARK, Receipt.Place.STORE), decisions.get(i), true));
+			Receipt receipt = new Receipt(acquisition, decisions.get(i), Receipt.NO_MARK, Receipt.Place.STORE);
+			checks.add(new Check(policy, acquisition, receipt, decisions.get(i), true));
 		}
 		return new RequestDecision(checks);
 	}
@@ -121,5 +124,30 @@ class RateLimitResponsesTests {
 	private RateLimitPolicy policy(String name) {
 		return TestPolicies.define(new PolicyDefinition(name, name, "test", false, Algorithm.TOKEN_BUCKET, 1L,
 				Duration.ofSeconds(1), null, "ip", 1, OnLimit.REJECT, Duration.ZERO, CountMode.ALL, false), this.keyResolvers);
+	}
+
+	/** A response's headers, as a web stack holds them. */
+	static final class TestHeaders implements ResponseHeaders {
+
+		private final HttpHeaders headers = new HttpHeaders();
+
+		@Override
+		public void set(String name, String value) {
+			this.headers.set(name, value);
+		}
+
+		@Override
+		public void remove(String name) {
+			this.headers.remove(name);
+		}
+
+		@Nullable String getHeader(String name) {
+			return this.headers.getFirst(name);
+		}
+
+		boolean containsHeader(String name) {
+			return this.headers.containsHeader(name);
+		}
+
 	}
 }

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,7 +12,7 @@ import io.github.ratelimit.web.RateLimitResult;
  * What the enforced policies that apply to one request decided, one {@link Check} each: what the headers
  * and a rejection are rendered from. The request is allowed only when every policy allows it. Immutable.
  */
-final class RequestDecision implements RateLimitResult {
+public final class RequestDecision implements RateLimitResult {
 
 	private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
@@ -58,7 +58,7 @@ final class RequestDecision implements RateLimitResult {
 	}
 
 	/** Whether any enforced policy applied (then responses carry headers). */
-	boolean isLimited() {
+	public boolean isLimited() {
 		return !this.checks.isEmpty();
 	}
 
@@ -95,7 +95,7 @@ final class RequestDecision implements RateLimitResult {
 	}
 
 	/** How long an allowed request waits for its turn (delay mode): 0 when it proceeds at once or was rejected. */
-	long waitNanos() {
+	public long waitNanos() {
 		return this.waitNanos;
 	}
 

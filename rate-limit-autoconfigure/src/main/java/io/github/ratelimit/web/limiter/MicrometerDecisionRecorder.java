@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -16,7 +16,7 @@ import io.github.ratelimit.web.DecisionRecorder;
  * tag) and times {@code ratelimit.store.latency}. Never tags by key:
  * keys are unbounded (client IPs), policy names are not. Thread-safe; meters are looked up once.
  */
-final class MicrometerDecisionRecorder implements DecisionRecorder {
+public final class MicrometerDecisionRecorder implements DecisionRecorder {
 
 	/** The decision counter. */
 	static final String DECISIONS = "ratelimit.decisions";
@@ -34,7 +34,7 @@ final class MicrometerDecisionRecorder implements DecisionRecorder {
 	 * Creates a recorder.
 	 * @param registry where meters go
 	 */
-	MicrometerDecisionRecorder(MeterRegistry registry) {
+	public MicrometerDecisionRecorder(MeterRegistry registry) {
 		this.registry = registry;
 		this.storeLatency = Timer.builder(STORE_LATENCY)
 			.description("Time the rate limit store took to decide")

@@ -1,4 +1,4 @@
-package io.github.ratelimit.web.servlet;
+package io.github.ratelimit.web.limiter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -51,12 +51,12 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
  * request another policy rejects holds none); the checks of an allowed request that hold one are given
  * back by {@link #release} when the request ends.
  */
-final class RequestLimiter {
+public final class RequestLimiter {
 
 	private static final Log logger = LogFactory.getLog(RequestLimiter.class);
 
 	/** The status {@link #complete} is told when no response completed: every attempt keeps its cost. */
-	static final int NO_RESPONSE = -1;
+	public static final int NO_RESPONSE = -1;
 
 	private final RateLimitStore store;
 
@@ -77,7 +77,7 @@ final class RequestLimiter {
 	 * @param rejectionLog logs rejections
 	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
 	 */
-	RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly) {
 		this(store, recorder, rejectionLog, shadowOnly, 100);
 	}
@@ -90,7 +90,7 @@ final class RequestLimiter {
 	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
 	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
 	 */
-	RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly, int maxWaiting) {
 		this(store, recorder, rejectionLog, shadowOnly, maxWaiting, RateLimitExemptions.NONE);
 	}
@@ -104,7 +104,7 @@ final class RequestLimiter {
 	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
 	 * @param exemptions the requests no policy limits
 	 */
-	RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
+	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly, int maxWaiting, RateLimitExemptions exemptions) {
 		this.exemptions = exemptions;
 		if (maxWaiting <= 0) {
@@ -130,7 +130,7 @@ final class RequestLimiter {
 	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
 	 * before any store call
 	 */
-	CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable) {
+	public CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable) {
 		for (int i = 0; i < applicable.size(); i++) {
 			if (applicable.get(i).readsParameters()) {
 				request.unreadableParameters();
@@ -172,7 +172,7 @@ final class RequestLimiter {
 	}
 
 	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */
-	static List<Check> join(CompletionStage<List<Check>> step) {
+	public static List<Check> join(CompletionStage<List<Check>> step) {
 		try {
 			return step.toCompletableFuture().join();
 		}
@@ -349,8 +349,21 @@ final class RequestLimiter {
 	 * Frees the place in the queue of waiting requests that an allowed request with a wait held, once it
 	 * has waited (or given up).
 	 */
-	void doneWaiting() {
+	public void doneWaiting() {
 		this.waiting.release();
+	}
+
+	/**
+	 * Gives back the turn of a request that ended before it came (delay mode, {@code slow-down}): what the
+	 * checks that made it wait took.
+	 * @param step the checks of the step that made it wait
+	 */
+	public void giveBackTurn(List<Check> step) {
+		for (Check check : step) {
+			if (check.enforced() && check.decision().waitNanos() > 0) {
+				giveBack(check);
+			}
+		}
 	}
 
 	/**
@@ -418,7 +431,7 @@ final class RequestLimiter {
 	 * through when only shadow policies apply, which never change a response (each counts {@code shadow-unreadable}).
 	 * @return whether the request is refused
 	 */
-	boolean refuses(UnreadableRequestException ex, LimitedRequest request, List<RateLimitPolicy> policies) {
+	public boolean refuses(UnreadableRequestException ex, LimitedRequest request, List<RateLimitPolicy> policies) {
 		List<String> fellBack = request.takeFallbacks();
 		boolean enforced = false;
 		for (RateLimitPolicy policy : policies) {

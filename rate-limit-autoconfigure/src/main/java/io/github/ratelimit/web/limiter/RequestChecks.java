@@ -1,0 +1,186 @@
+package io.github.ratelimit.web.limiter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.web.CountMode;
+
+/**
+ * One request's {@link Check checks}, as the phases of its exchange add them, on any web stack: what each
+ * phase decided, the count that waits for the response's status, the slots of concurrency limits a request
+ * holds, gives back to wait for its turn, and takes again. A web stack's exchange does the I/O (headers, the
+ * rejection, holding the response, waiting); this class keeps the books, so that a policy decided in one
+ * phase is never decided again and what a request took is given back exactly once. Used by one thread at a
+ * time; the count and the release may race with the container ending the request, and are settled once.
+ */
+public final class RequestChecks {
+
+	private final RequestLimiter limiter;
+
+	private final List<Check> checks = new ArrayList<>(2);
+
+	/** Whether checks wait for the response's status; cleared by whichever settles them first. */
+	private final AtomicBoolean countPending = new AtomicBoolean();
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	/** The concurrency limits whose slots the request gave back to wait for its turn: taken again after it. */
+	private List<Check> slotsToRetake = List.of();
+
+	/**
+	 * Creates the checks of one request.
+	 * @param limiter decides them
+	 */
+	public RequestChecks(RequestLimiter limiter) {
+		this.limiter = limiter;
+	}
+
+	/**
+	 * Adds what a phase decided.
+	 * @param step the phase's checks
+	 * @return the result over every check so far: a rejection, or what the headers say
+	 */
+	public RequestDecision add(List<Check> step) {
+		this.checks.addAll(step);
+		return new RequestDecision(this.checks);
+	}
+
+	/**
+	 * Adds what was decided once the response was written already: too late to wait for a turn (the waiting
+	 * place it was given is given back), and counted as the request ends.
+	 * @param step the checks
+	 * @return their result
+	 */
+	public RequestDecision addAnswered(List<Check> step) {
+		this.checks.addAll(step);
+		RequestDecision result = new RequestDecision(step);
+		if (result.waitNanos() > 0) {
+			this.limiter.doneWaiting();
+		}
+		this.countPending.set(step.stream().anyMatch(Check::countsLater));
+		return result;
+	}
+
+	/**
+	 * Starts waiting for the response's status when a check counts only some responses.
+	 * @return whether this call started it (then the response is to be held back until it is counted)
+	 */
+	public boolean holdIfCountsLater() {
+		for (int i = 0; i < this.checks.size(); i++) {
+			if (this.checks.get(i).countsLater()) {
+				return this.countPending.compareAndSet(false, true);
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Returns whether the request still waits for its status to be counted.
+	 * @return {@code true} until it is counted, or given back
+	 */
+	public boolean countsLater() {
+		return this.countPending.get();
+	}
+
+	/**
+	 * Returns how long an allowed step makes the request wait for its turn: the longest wait of its enforced
+	 * checks (delay mode, {@code slow-down}).
+	 * @param step the step
+	 * @return nanoseconds; 0 to proceed now
+	 */
+	public static long waitNanos(List<Check> step) {
+		long waitNanos = 0;
+		for (int i = 0; i < step.size(); i++) {
+			waitNanos = Math.max(waitNanos, step.get(i).enforced() ? step.get(i).decision().waitNanos() : 0);
+		}
+		return waitNanos;
+	}
+
+	/**
+	 * A request that waits for its turn holds no slot of a concurrency limit meanwhile: they are given back
+	 * now and taken again once its turn comes ({@link #retakeSlots}).
+	 */
+	public void releaseSlotsToWait() {
+		List<Check> holding = this.checks.stream().filter(Check::holdsSlot).toList();
+		if (holding.isEmpty()) {
+			return;
+		}
+		this.limiter.release(holding);
+		this.checks.replaceAll((check) -> check.holdsSlot() ? check.withoutSlot() : check);
+		this.slotsToRetake = holding;
+	}
+
+	/**
+	 * Once the request's turn came: takes again the slots it gave back to wait. Refused (its concurrency
+	 * limits are full now), it gives back what it took, as a request rejected in one store call would.
+	 * @return the result when the request is now refused (to be answered with its 429); {@code null} when it
+	 * proceeds, also when it ended meanwhile (its slots were given back for good)
+	 */
+	public @Nullable RequestDecision retakeSlots() {
+		List<Check> released = this.slotsToRetake;
+		if (released.isEmpty() || this.released.get()) {
+			return null;
+		}
+		this.slotsToRetake = List.of();
+		for (Check check : this.limiter.retake(released)) {
+			this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
+		}
+		RequestDecision result = new RequestDecision(this.checks);
+		if (result.isAllowed()) {
+			return null;
+		}
+		for (Check check : this.checks) {
+			if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
+				this.limiter.giveBack(check);
+			}
+		}
+		return result;
+	}
+
+	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
+	public void giveBackPending() {
+		if (this.countPending.compareAndSet(true, false)) {
+			for (Check check : this.checks) {
+				if (check.countsLater()) {
+					this.limiter.giveBack(check);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Settles the checks that count only some responses, once the status is known (once: whoever comes
+	 * first, the response being committed or the request ending).
+	 * @param status the response's status, or {@link RequestLimiter#NO_RESPONSE}
+	 * @return the result the headers then say; {@code null} when there was nothing (left) to count
+	 */
+	public @Nullable RequestDecision complete(int status) {
+		if (!this.countPending.compareAndSet(true, false)) {
+			return null;
+		}
+		for (int i = 0; i < this.checks.size(); i++) {
+			if (this.checks.get(i).countsLater()) {
+				this.checks.set(i, this.limiter.complete(this.checks.get(i), status));
+			}
+		}
+		return new RequestDecision(this.checks);
+	}
+
+	/**
+	 * Returns whether some check holds a slot of a concurrency limit.
+	 * @return {@code true} when the request's end must give one back
+	 */
+	public boolean holdSlots() {
+		return this.checks.stream().anyMatch(Check::holdsSlot);
+	}
+
+	/** Gives back the slots of concurrency limits, the first time only. */
+	public void release() {
+		if (this.released.compareAndSet(false, true)) {
+			this.limiter.release(this.checks);
+		}
+	}
+}

@@ -1,48 +1,31 @@
 package io.github.ratelimit.autoconfigure;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
-import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.context.annotation.Bean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.reactive.DispatcherHandler;
+
+import io.github.ratelimit.web.reactive.RateLimitReactiveConfiguration;
 
 /**
- * Says, once at start-up, that a reactive (WebFlux) application is not rate limited: the starter's
- * filter is a servlet filter, so it limits Spring MVC applications only, and without this warning a
- * WebFlux application with {@code @RateLimited} endpoints would simply never be limited.
- * {@code rate-limit.enabled=false} turns the warning off.
+ * Rate limiting for WebFlux applications: registers the rate limit web filter and the handler adapter that
+ * decides a request once WebFlux has found its handler, with the same policies, rules, keys, stores and
+ * headers as the servlet side ({@link RateLimitAutoConfiguration}). What an application may replace backs off
+ * when it declares its own: the {@link io.github.ratelimit.core.RateLimitStore}, the
+ * {@link io.github.ratelimit.core.RateLimitClock} and the {@link io.github.ratelimit.web.DecisionRecorder}.
+ * {@code rate-limit.enabled=false} turns all of it off.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = { "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass(DispatcherHandler.class)
 @ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+@Import({ RateLimitCommonConfiguration.class, RateLimitReactiveConfiguration.class })
 public final class RateLimitWebFluxAutoConfiguration {
-
-	@Bean
-	static InactiveOnWebFluxWarning rateLimitInactiveOnWebFluxWarning() {
-		return new InactiveOnWebFluxWarning();
-	}
-
-	/**
-	 * Logs the warning once the application's beans exist.
-	 */
-	static final class InactiveOnWebFluxWarning implements SmartInitializingSingleton {
-
-		private static final Log logger = LogFactory.getLog(RateLimitWebFluxAutoConfiguration.class);
-
-		static final String MESSAGE = "Rate limiting is inactive: this is a reactive (WebFlux) application and "
-				+ "rate-limit-spring-boot-starter limits Spring MVC (servlet) applications only. No request is "
-				+ "limited, and neither @RateLimited nor rate-limit.policies and rate-limit.rules are enforced or "
-				+ "validated. Run the application on Spring MVC (spring-boot-starter-webmvc), or set "
-				+ "rate-limit.enabled=false to turn this warning off.";
-
-		@Override
-		public void afterSingletonsInstantiated() {
-			logger.warn(MESSAGE);
-		}
-
-	}
 
 }

@@ -3,8 +3,6 @@ package io.github.ratelimit.web;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,12 +12,13 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.json.JsonWriter;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
+
+import io.github.ratelimit.web.limiter.Problems;
 
 /**
  * Answers a rejection with {@code 429 Too Many Requests}, {@code Cache-Control: no-store} and an
@@ -37,7 +36,7 @@ import org.springframework.http.server.ServletServerHttpResponse;
 public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler {
 
 	/** The problem type of draft-ietf-httpapi-ratelimit-headers. */
-	public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+	public static final URI QUOTA_EXCEEDED = Problems.QUOTA_EXCEEDED;
 
 	private final Supplier<List<HttpMessageConverter<?>>> converters;
 
@@ -64,7 +63,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	@Override
 	public void reject(HttpServletRequest request, HttpServletResponse response, RateLimitResult result)
 			throws IOException {
-		Map<String, Object> members = members(problem(request, result));
+		Map<String, Object> members = Problems.members(problem(request, result));
 		response.setStatus(HttpStatus.TOO_MANY_REQUESTS.value());
 		response.setHeader("Cache-Control", "no-store");
 		HttpMessageConverter<Object> converter = converter();
@@ -74,7 +73,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 			output.flush();
 			return;
 		}
-		byte[] body = toJson(members).getBytes(StandardCharsets.UTF_8);
+		byte[] body = Problems.toJson(members).getBytes(StandardCharsets.UTF_8);
 		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
 		response.setContentLength(body.length);
 		response.getOutputStream().write(body);
@@ -87,82 +86,7 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	 * @return the problem
 	 */
 	protected ProblemDetail problem(HttpServletRequest request, RateLimitResult result) {
-		List<String> violated = result.violatedPolicies();
-		long retryAfter = result.retryAfterSeconds();
-		Instant bannedUntil = bannedUntil(result);
-		String detail = "Rate limit exceeded for " + String.join(", ", violated.stream().map((n) -> "'" + n + "'").toList())
-				+ ((bannedUntil != null) ? "; banned until " + bannedUntil : "") + "; retry after " + retryAfter
-				+ ((retryAfter == 1) ? " second." : " seconds.");
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
-		problem.setType(QUOTA_EXCEEDED);
-		problem.setTitle("Too Many Requests");
-		URI instance = instance(request.getRequestURI());
-		if (instance != null) {
-			problem.setInstance(instance);
-		}
-		problem.setProperty("violated-policies", violated);
-		if (bannedUntil != null) {
-			problem.setProperty("banned-until", bannedUntil.toString());
-		}
-		return problem;
-	}
-
-	/** When the longest ban that refused the request ends, to the second; {@code null} when no ban did. */
-	private static @Nullable Instant bannedUntil(RateLimitResult result) {
-		List<String> banned = result.bannedPolicies();
-		long nanos = 0;
-		for (int i = 0; !banned.isEmpty() && i < result.policyNames().size(); i++) {
-			if (banned.contains(result.policyNames().get(i))) {
-				nanos = Math.max(nanos, result.decisions().get(i).retryAfterNanos());
-			}
-		}
-		return (nanos > 0) ? Instant.now().plusNanos(nanos).truncatedTo(ChronoUnit.SECONDS) : null;
-	}
-
-	/**
-	 * The request URI is percent-encoded already, as the client sent it: it is taken as it is, not
-	 * encoded again (which would turn {@code %31} into {@code %2531}). Only characters a URI cannot hold
-	 * (which servers rarely pass on) are quoted. An instance is optional: a path that is no URI is left
-	 * out.
-	 */
-	static @Nullable URI instance(@Nullable String requestUri) {
-		if (requestUri == null) {
-			return null;
-		}
-		try {
-			return URI.create(requestUri);
-		}
-		catch (IllegalArgumentException ex) {
-			try {
-				return new URI(null, null, requestUri, null);
-			}
-			catch (Exception notAPath) {
-				return null;
-			}
-		}
-	}
-
-	/**
-	 * The problem's members, RFC 9457's first and in its order, then the extensions; absent ones left out.
-	 */
-	static Map<String, Object> members(ProblemDetail problem) {
-		Map<String, Object> members = new LinkedHashMap<>();
-		members.put("type", problem.getType().toString());
-		putIfPresent(members, "title", problem.getTitle());
-		members.put("status", problem.getStatus());
-		putIfPresent(members, "detail", problem.getDetail());
-		putIfPresent(members, "instance", (problem.getInstance() != null) ? problem.getInstance().toString() : null);
-		Map<String, Object> properties = problem.getProperties();
-		if (properties != null) {
-			properties.forEach((name, value) -> putIfPresent(members, name, value));
-		}
-		return members;
-	}
-
-	private static void putIfPresent(Map<String, Object> members, String name, @Nullable Object value) {
-		if (value != null) {
-			members.put(name, value);
-		}
+		return Problems.quotaExceeded(request.getRequestURI(), result);
 	}
 
 	@SuppressWarnings("unchecked")
@@ -177,10 +101,5 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 			this.resolved = true;
 		}
 		return this.converter;
-	}
-
-	/** The plain writer: the members as compact JSON. */
-	static String toJson(Map<String, Object> members) {
-		return JsonWriter.standard().writeToString(members);
 	}
 }

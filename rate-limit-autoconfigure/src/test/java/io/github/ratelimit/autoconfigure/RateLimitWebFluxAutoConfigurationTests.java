@@ -1,66 +1,102 @@
 package io.github.ratelimit.autoconfigure;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.test.ManualClock;
+import io.github.ratelimit.web.limiter.RequestLimiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A WebFlux application is told, once, that it is not rate limited and why.
+ * Which stack gets which beans: a WebFlux application gets the web filter and the handler adapter, and no
+ * servlet bean; a servlet application gets no reactive bean; an application's own store wins on both.
  */
-@ExtendWith(OutputCaptureExtension.class)
 class RateLimitWebFluxAutoConfigurationTests {
-
-	private static final String WARNING = "Rate limiting is inactive: this is a reactive (WebFlux) application";
 
 	private final AutoConfigurations autoConfigurations = AutoConfigurations.of(
 			PropertyPlaceholderAutoConfiguration.class, RateLimitUnknownPropertiesAutoConfiguration.class,
 			RateLimitAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class);
 
+	private final ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+		.withConfiguration(this.autoConfigurations)
+		.withConfiguration(AutoConfigurations.of(WebFluxAutoConfiguration.class))
+		.withPropertyValues("rate-limit.policies.api.limit=5", "rate-limit.policies.api.period=1m",
+				"rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=api");
+
 	@Test
-	void aReactiveApplicationGetsOneWarningAndNoLimiter(CapturedOutput output) {
-		new ReactiveWebApplicationContextRunner().withConfiguration(this.autoConfigurations)
-			.withPropertyValues("rate-limit.policies.api.limit=0", "rate-limit.policies.api.period=1m")
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context).doesNotHaveBean("rateLimitFilter");
-				assertThat(context).doesNotHaveBean(RateLimitProperties.class);
-			});
-		assertThat(output).containsOnlyOnce(WARNING)
-			.contains("limits Spring MVC (servlet) applications only")
-			.contains("set rate-limit.enabled=false to turn this warning off");
+	void aReactiveApplicationGetsTheWebFilterAndTheHandlerAdapterAndNoServletBean() {
+		this.reactive.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasBean("rateLimitWebFilter").hasBean("rateLimitHandlerAdapter");
+			assertThat(context.getBean("rateLimitWebFilter")).isInstanceOf(WebFilter.class);
+			assertThat(context).hasSingleBean(RequestLimiter.class).hasSingleBean(CaffeineRateLimitStore.class);
+			assertThat(context).doesNotHaveBean("rateLimitFilter").doesNotHaveBean("rateLimitInterceptor");
+		});
 	}
 
 	@Test
-	void disabledSaysNothing(CapturedOutput output) {
-		new ReactiveWebApplicationContextRunner().withConfiguration(this.autoConfigurations)
-			.withPropertyValues("rate-limit.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed());
-		assertThat(output).doesNotContain(WARNING);
+	void aReactiveApplicationNeedsNoServletClass() {
+		this.reactive.withClassLoader(new FilteredClassLoader(DispatcherServlet.class, jakarta.servlet.Filter.class))
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("rateLimitWebFilter"));
 	}
 
 	@Test
-	void aServletApplicationSaysNothing(CapturedOutput output) {
-		new WebApplicationContextRunner()
-			.withConfiguration(this.autoConfigurations)
+	void aServletApplicationGetsNoReactiveBeanAndNeedsNoWebFluxClass() {
+		new WebApplicationContextRunner().withConfiguration(this.autoConfigurations)
 			.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
-			.run((context) -> assertThat(context).hasSingleBean(RateLimitProperties.class));
-		assertThat(output).doesNotContain(WARNING);
+			.withClassLoader(new FilteredClassLoader(DispatcherHandler.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean("rateLimitFilter");
+				assertThat(context).doesNotHaveBean("rateLimitWebFilter").doesNotHaveBean("rateLimitHandlerAdapter");
+			});
 	}
 
 	@Test
-	void typosStillFailInAReactiveApplication() {
-		new ReactiveWebApplicationContextRunner().withConfiguration(this.autoConfigurations)
-			.withPropertyValues("rate-limit.policies.api.brust=5")
+	void anApplicationsOwnStoreWins() {
+		this.reactive.withUserConfiguration(OwnStore.class).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitStore.class)).isSameAs(context.getBean("ownStore"));
+		});
+	}
+
+	@Test
+	void disabledRegistersNothing() {
+		this.reactive.withPropertyValues("rate-limit.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("rateLimitWebFilter"));
+	}
+
+	@Test
+	void badConfigurationFailsTheStartNamingTheProperty() {
+		this.reactive.withPropertyValues("rate-limit.policies.api.brust=5")
 			.run((context) -> assertThat(context).hasFailed());
+		this.reactive.withPropertyValues("rate-limit.policies.api.key=header:")
+			.run((context) -> assertThat(context).getFailure().rootCause()
+				.hasMessageContaining("rate-limit.policies.api.key"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnStore {
+
+		@Bean
+		CaffeineRateLimitStore ownStore() {
+			return new CaffeineRateLimitStore(100, new ManualClock());
+		}
+
 	}
 
 }

@@ -17,6 +17,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.web.limiter.Problems;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,10 +69,10 @@ class ProblemDetailRejectionHandlerTests {
 
 	@Test
 	void theInstanceIsThePathAsSentNotEncodedAgain() {
-		assertThat(ProblemDetailRejectionHandler.instance("/api/reports/%31")).hasToString("/api/reports/%31");
-		assertThat(ProblemDetailRejectionHandler.instance("/a%2Fb/%E2%82%AC")).hasToString("/a%2Fb/%E2%82%AC");
-		assertThat(ProblemDetailRejectionHandler.instance("/a b")).hasToString("/a%20b");
-		assertThat(ProblemDetailRejectionHandler.instance(null)).isNull();
+		assertThat(Problems.instance("/api/reports/%31")).hasToString("/api/reports/%31");
+		assertThat(Problems.instance("/a%2Fb/%E2%82%AC")).hasToString("/a%2Fb/%E2%82%AC");
+		assertThat(Problems.instance("/a b")).hasToString("/a%20b");
+		assertThat(Problems.instance(null)).isNull();
 	}
 
 	/** A rejection by one policy, as a custom handler's test would build it. */

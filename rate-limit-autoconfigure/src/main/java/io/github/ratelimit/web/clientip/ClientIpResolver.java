@@ -227,7 +227,7 @@ public final class ClientIpResolver {
 	 * @param headers as for {@link #resolveAddress(InetAddress, Function)}
 	 * @return the client, or {@code null} when {@code peer} is no IP address
 	 */
-	@Nullable InetAddress resolveAddress(@Nullable String peer, Function<String, @Nullable List<String>> headers) {
+	public @Nullable InetAddress resolveAddress(@Nullable String peer, Function<String, @Nullable List<String>> headers) {
 		return resolveAddress(InetAddresses.parseHop(peer), headers);
 	}
 

@@ -1,12 +1,12 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import io.github.ratelimit.web.key.UnreadableRequestException;
+import io.github.ratelimit.web.limiter.Problems;
 
 /**
  * The answer to a request a policy cannot tell the key, plan or exemption of: {@code 400 Bad Request}
@@ -29,39 +29,11 @@ final class UnreadableRequestProblem {
 	 */
 	static void write(HttpServletRequest request, HttpServletResponse response, UnreadableRequestException ex)
 			throws IOException {
-		String policy = ex.policy();
-		String detail = ((policy != null) ? "Rate limit '" + policy + "'" : "The rate limit exemption")
-				+ " cannot be applied to this request: " + ex.reason() + ".";
-		StringBuilder json = new StringBuilder(256).append("{\"type\":\"about:blank\",\"title\":\"Bad Request\",")
-			.append("\"status\":400,\"detail\":");
-		string(json, detail);
-		String uri = request.getRequestURI();
-		if (uri != null) {
-			json.append(",\"instance\":");
-			string(json, uri);
-		}
-		byte[] body = json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+		byte[] body = Problems.unreadable(request.getRequestURI(), ex);
 		response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
 		response.setHeader("Cache-Control", "no-store");
 		response.setContentType("application/problem+json");
 		response.setContentLength(body.length);
 		response.getOutputStream().write(body);
-	}
-
-	private static void string(StringBuilder json, String value) {
-		json.append('"');
-		for (int i = 0; i < value.length(); i++) {
-			char c = value.charAt(i);
-			if (c == '"' || c == '\\') {
-				json.append('\\').append(c);
-			}
-			else if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-				json.append(String.format("\\u%04x", (int) c));
-			}
-			else {
-				json.append(c);
-			}
-		}
-		json.append('"');
 	}
 }

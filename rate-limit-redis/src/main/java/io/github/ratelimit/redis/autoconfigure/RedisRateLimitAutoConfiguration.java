@@ -40,7 +40,8 @@ import io.github.ratelimit.redis.RedisRateLimitStore;
  * {@code ratelimit.store.available}, and fallbacks are {@code ratelimit.store.fallbacks}.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-		beforeName = "io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration")
+		beforeName = { "io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration",
+				"io.github.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration" })
 @ConditionalOnClass(value = RedisConnectionFactory.class,
 		name = "io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)

@@ -1,0 +1,93 @@
+package io.github.ratelimit.reactive;
+
+import java.time.Duration;
+
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.core.userdetails.MapReactiveUserDetailsService;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebExchange;
+
+import io.github.ratelimit.web.RateLimited;
+
+/**
+ * A WebFlux application on Netty: annotated handlers, a login form ({@code password=right} logs in, any other
+ * is a failed attempt, 401), a slow handler, and a functional route. Which policies apply is up to the tests'
+ * properties. Spring Security permits every request.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(ReactiveApplication.Api.class)
+class ReactiveApplication {
+
+	@Bean
+	SecurityWebFilterChain securityWebFilterChain(ServerHttpSecurity http) {
+		return http.authorizeExchange((exchanges) -> exchanges.anyExchange().permitAll())
+			.httpBasic(Customizer.withDefaults())
+			.csrf(ServerHttpSecurity.CsrfSpec::disable)
+			.build();
+	}
+
+	@Bean
+	MapReactiveUserDetailsService users() {
+		return new MapReactiveUserDetailsService(User.withUsername("ann").password("{noop}secret").roles("USER").build(),
+				User.withUsername("ben").password("{noop}secret").roles("USER").build());
+	}
+
+	@Bean
+	RouterFunction<ServerResponse> functionalRoutes() {
+		return RouterFunctions.route()
+			.GET("/fn/hello", (request) -> ServerResponse.ok().bodyValue("hello from a function"))
+			.build();
+	}
+
+	@RestController
+	static class Api {
+
+		@GetMapping({ "/api/hello", "/smooth", "/many" })
+		Mono<String> hello() {
+			return Mono.just("hello");
+		}
+
+		@RateLimited("per-report")
+		@GetMapping("/reports/{id}")
+		Mono<String> report(@PathVariable String id) {
+			return Mono.just("report " + id);
+		}
+
+		@PostMapping("/login")
+		Mono<ResponseEntity<String>> login(ServerWebExchange exchange) {
+			return exchange.getFormData().map((form) -> "right".equals(form.getFirst("password"))
+					? ResponseEntity.ok("welcome " + form.getFirst("username"))
+					: ResponseEntity.status(401).body("wrong password"));
+		}
+
+		@GetMapping("/me")
+		Mono<String> me(ServerWebExchange exchange) {
+			return exchange.getPrincipal().map((principal) -> principal.getName()).defaultIfEmpty("anonymous");
+		}
+
+		@GetMapping("/work")
+		Mono<String> work(@RequestParam long ms) {
+			return Mono.delay(Duration.ofMillis(ms)).thenReturn("worked " + ms + " ms");
+		}
+
+	}
+
+}

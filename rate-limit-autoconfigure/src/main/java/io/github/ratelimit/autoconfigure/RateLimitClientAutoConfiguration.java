@@ -22,6 +22,7 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.RestTemplateCustomizer;
+import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -29,6 +30,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.util.StringUtils;
 
+import io.github.ratelimit.client.RetryAfterExchangeFilter;
 import io.github.ratelimit.client.RetryAfterInterceptor;
 import io.github.ratelimit.client.Sleeper;
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -37,7 +39,8 @@ import io.github.ratelimit.core.RateLimitConfigurationException;
  * The client side: with {@code rate-limit.client.retry.enabled=true}, a {@link RetryAfterInterceptor}
  * configured by {@code rate-limit.client.retry.*} is installed, first, in every {@code RestClient}
  * and {@code RestTemplate} built from Spring Boot's {@code RestClient.Builder} and
- * {@code RestTemplateBuilder}.
+ * {@code RestTemplateBuilder}, and the same rule as a {@link RetryAfterExchangeFilter} in every
+ * {@code WebClient} built from its {@code WebClient.Builder}.
  * <p>
  * Independent of the server side: it needs no servlet container and applies whatever
  * {@code rate-limit.enabled} says. A {@link Sleeper} bean, when there is one, replaces
@@ -150,6 +153,31 @@ public final class RateLimitClientAutoConfiguration {
 			if (!interceptors.contains(interceptor)) {
 				interceptors.add(0, interceptor);
 			}
+		}
+
+	}
+
+	/** {@code WebClient}: the same rule as a filter, first in every client built from Spring Boot's builder. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "org.springframework.web.reactive.function.client.WebClient",
+			"org.springframework.boot.webclient.WebClientCustomizer" })
+	static class WebClientConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RetryAfterExchangeFilter rateLimitRetryAfterExchangeFilter(RetryAfterInterceptor rule) {
+			return new RetryAfterExchangeFilter(rule);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "rateLimitRetryWebClientCustomizer")
+		WebClientCustomizer rateLimitRetryWebClientCustomizer(RetryAfterExchangeFilter filter) {
+			// First, so that the other filters (authentication, logging) run again on each retry.
+			return (builder) -> builder.filters((filters) -> {
+				if (!filters.contains(filter)) {
+					filters.add(0, filter);
+				}
+			});
 		}
 
 	}

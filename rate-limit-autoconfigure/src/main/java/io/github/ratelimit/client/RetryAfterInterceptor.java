@@ -115,7 +115,7 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 	@Override
 	public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
 			throws IOException {
-		if (!this.methods.contains(request.getMethod())) {
+		if (!retries(request.getMethod())) {
 			return execution.execute(request, body);
 		}
 		// Not Spring's RetryTemplate: it retries thrown exceptions only and throws when it gives up (the last response
@@ -130,8 +130,8 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 			if (attempt >= this.maxAttempts) {
 				return response;
 			}
-			Duration delay = delayBeforeRetry(response, attempt - 1);
-			if (delay == null || delay.compareTo(this.maxTotalWait.minus(waited)) > 0) {
+			Duration delay = delayBeforeRetry(response.getStatusCode().value(), response.getHeaders(), attempt - 1, waited);
+			if (delay == null) {
 				return response;
 			}
 			ClientHttpResponse discarded = DrainedResponse.drain(response);
@@ -173,19 +173,33 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 		return Ordered.HIGHEST_PRECEDENCE;
 	}
 
+	/** Whether requests of a method are retried. */
+	boolean retries(HttpMethod method) {
+		return this.methods.contains(method);
+	}
+
+	/** The most tries in all, the first one included. */
+	int maxAttempts() {
+		return this.maxAttempts;
+	}
+
 	/**
-	 * Returns how long to wait before retrying the response, or {@code null} not to retry it.
+	 * Returns how long to wait before retrying a response, or {@code null} not to retry it: its
+	 * {@code Retry-After}, else the backoff of a {@code 429}, when it fits in what is left of the total wait.
+	 * The same rule for every client ({@link RetryAfterExchangeFilter} asks it too).
+	 * @param status the response's status
+	 * @param headers its headers
+	 * @param retry the number of retries already made, from 0
+	 * @param waited how long the retries of this call waited so far
 	 */
-	private @Nullable Duration delayBeforeRetry(ClientHttpResponse response, int retry) throws IOException {
-		int status = response.getStatusCode().value();
+	@Nullable Duration delayBeforeRetry(int status, HttpHeaders headers, int retry, Duration waited) {
 		if (status != HttpStatus.TOO_MANY_REQUESTS.value() && status != HttpStatus.SERVICE_UNAVAILABLE.value()) {
 			return null;
 		}
-		Duration retryAfter = RetryAfter.delay(response.getHeaders(), this.clock);
-		if (retryAfter != null) {
-			return retryAfter;
-		}
-		return (status == HttpStatus.TOO_MANY_REQUESTS.value()) ? backoff(retry) : null;
+		Duration retryAfter = RetryAfter.delay(headers, this.clock);
+		Duration delay = (retryAfter != null) ? retryAfter
+				: (status == HttpStatus.TOO_MANY_REQUESTS.value()) ? backoff(retry) : null;
+		return (delay != null && delay.compareTo(this.maxTotalWait.minus(waited)) <= 0) ? delay : null;
 	}
 
 	/**

@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoCon
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.server.reactive.ReactiveWebServerFactory;
 import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -87,6 +88,20 @@ class RateLimitWebFluxAutoConfigurationTests {
 		this.reactive.withPropertyValues("rate-limit.policies.api.key=header:")
 			.run((context) -> assertThat(context).getFailure().rootCause()
 				.hasMessageContaining("rate-limit.policies.api.key"));
+	}
+
+	@Test
+	void aServerOtherThanNettyThatRewritesTheRemoteAddressFailsTheStart() {
+		this.reactive.withBean(ReactiveWebServerFactory.class, () -> (handler) -> null)
+			.withPropertyValues("server.forward-headers-strategy=framework")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("server.forward-headers-strategy")
+				.hasMessageContaining("reads the connection's peer on Reactor Netty only"));
+		this.reactive.withBean(ReactiveWebServerFactory.class, () -> (handler) -> null)
+			.withPropertyValues("server.forward-headers-strategy=framework", "rate-limit.client-ip.source=container")
+			.run((context) -> assertThat(context).as("the server's resolution, on purpose").hasNotFailed());
+		this.reactive.withBean(ReactiveWebServerFactory.class, () -> (handler) -> null)
+			.run((context) -> assertThat(context).as("no forwarding").hasNotFailed());
 	}
 
 	@Configuration(proxyBeanMethods = false)

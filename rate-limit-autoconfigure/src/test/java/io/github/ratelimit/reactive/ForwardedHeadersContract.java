@@ -7,6 +7,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
 
 import io.github.ratelimit.testsupport.Http;
+import io.github.ratelimit.testsupport.NonBlocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,6 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"rate-limit.policies.by-ip.period=1m", "rate-limit.rules[0].path=/api/**", "rate-limit.rules[0].policies=by-ip",
 		"rate-limit.policies.per-report.limit=2", "rate-limit.policies.per-report.period=1m" })
 abstract class ForwardedHeadersContract {
+
+	static {
+		NonBlocking.install();
+	}
 
 	@LocalServerPort
 	int port;

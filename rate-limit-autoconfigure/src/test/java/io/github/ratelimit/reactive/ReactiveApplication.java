@@ -8,6 +8,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
@@ -18,10 +19,12 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 
 import io.github.ratelimit.web.RateLimited;
@@ -81,6 +84,14 @@ class ReactiveApplication {
 		@GetMapping("/me")
 		Mono<String> me(ServerWebExchange exchange) {
 			return exchange.getPrincipal().map((principal) -> principal.getName()).defaultIfEmpty("anonymous");
+		}
+
+		/** A login that answers with a status alone: 204, or 401 from the error handler. */
+		@PostMapping("/login-void")
+		@ResponseStatus(HttpStatus.NO_CONTENT)
+		Mono<Void> loginVoid(ServerWebExchange exchange) {
+			return exchange.getFormData().flatMap((form) -> "right".equals(form.getFirst("password")) ? Mono.<Void>empty()
+					: Mono.error(new ResponseStatusException(HttpStatus.UNAUTHORIZED, "wrong password")));
 		}
 
 		@GetMapping("/work")

@@ -18,6 +18,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.github.ratelimit.testsupport.AtOnce;
 import io.github.ratelimit.testsupport.Http;
+import io.github.ratelimit.testsupport.NonBlocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,8 +48,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.rules[5].path=/many", "rate-limit.rules[5].policies=many",
 				"rate-limit.policies.per-user.limit=2", "rate-limit.policies.per-user.period=1m",
 				"rate-limit.policies.per-user.key=user",
-				"rate-limit.rules[6].path=/me", "rate-limit.rules[6].policies=per-user" })
+				"rate-limit.rules[6].path=/me", "rate-limit.rules[6].policies=per-user",
+				"rate-limit.rules[7].path=/login-void", "rate-limit.rules[7].policies=login" })
 class ReactiveEndToEndTests {
+
+	static {
+		NonBlocking.install();
+	}
 
 	@LocalServerPort
 	int port;
@@ -126,6 +132,21 @@ class ReactiveEndToEndTests {
 		assertThat(this.http.post("/login", "username=ALICE&password=right").statusCode()).as("the same account")
 			.isEqualTo(429);
 		assertThat(this.http.post("/login", "username=bob&password=right").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aStatusSetAfterTheChainEndedIsTheOneCounted() {
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> success = this.http.post("/login-void", "username=dora&password=right");
+			assertThat(success.statusCode()).as("a handler that sets a status alone").isEqualTo(204);
+			assertThat(success.headers().firstValue("X-RateLimit-Remaining")).as("not counted").hasValue("3");
+		}
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> failure = this.http.post("/login-void", "username=dora&password=wrong");
+			assertThat(failure.statusCode()).as("answered by the error handler").isEqualTo(401);
+			assertThat(failure.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(2 - i));
+		}
+		assertThat(this.http.post("/login-void", "username=dora&password=right").statusCode()).isEqualTo(429);
 	}
 
 	@Test

@@ -13,8 +13,9 @@ import io.github.ratelimit.web.CountMode;
  * phase decided, the count that waits for the response's status, the slots of concurrency limits a request
  * holds, gives back to wait for its turn, and takes again. A web stack's exchange does the I/O (headers, the
  * rejection, holding the response, waiting); this class keeps the books, so that a policy decided in one
- * phase is never decided again and what a request took is given back exactly once. Used by one thread at a
- * time; the count and the release may race with the container ending the request, and are settled once.
+ * phase is never decided again and what a request took is given back exactly once. Thread-safe: the server
+ * may end a request (a client gone) while a phase runs on another thread. The books are kept under a lock
+ * that no store call is made under (a Redis call would hold it, and pin a virtual thread).
  */
 public final class RequestChecks {
 
@@ -39,13 +40,21 @@ public final class RequestChecks {
 	}
 
 	/**
-	 * Adds what a phase decided.
+	 * Adds what a phase decided. A request that ended meanwhile (the server released it) gives the step's
+	 * slots back at once.
 	 * @param step the phase's checks
 	 * @return the result over every check so far: a rejection, or what the headers say
 	 */
 	public RequestDecision add(List<Check> step) {
-		this.checks.addAll(step);
-		return new RequestDecision(this.checks);
+		RequestDecision result;
+		synchronized (this) {
+			this.checks.addAll(step);
+			result = new RequestDecision(this.checks);
+		}
+		if (this.released.get()) {
+			this.limiter.release(step);
+		}
+		return result;
 	}
 
 	/**
@@ -55,7 +64,9 @@ public final class RequestChecks {
 	 * @return their result
 	 */
 	public RequestDecision addAnswered(List<Check> step) {
-		this.checks.addAll(step);
+		synchronized (this) {
+			this.checks.addAll(step);
+		}
 		RequestDecision result = new RequestDecision(step);
 		if (result.waitNanos() > 0) {
 			this.limiter.doneWaiting();
@@ -69,12 +80,7 @@ public final class RequestChecks {
 	 * @return whether this call started it (then the response is to be held back until it is counted)
 	 */
 	public boolean holdIfCountsLater() {
-		for (int i = 0; i < this.checks.size(); i++) {
-			if (this.checks.get(i).countsLater()) {
-				return this.countPending.compareAndSet(false, true);
-			}
-		}
-		return false;
+		return snapshot().stream().anyMatch(Check::countsLater) && this.countPending.compareAndSet(false, true);
 	}
 
 	/**
@@ -104,46 +110,64 @@ public final class RequestChecks {
 	 * now and taken again once its turn comes ({@link #retakeSlots}).
 	 */
 	public void releaseSlotsToWait() {
-		List<Check> holding = this.checks.stream().filter(Check::holdsSlot).toList();
-		if (holding.isEmpty()) {
-			return;
+		List<Check> holding;
+		synchronized (this) {
+			holding = this.checks.stream().filter(Check::holdsSlot).toList();
+			if (holding.isEmpty()) {
+				return;
+			}
+			this.checks.replaceAll((check) -> check.holdsSlot() ? check.withoutSlot() : check);
+			this.slotsToRetake = holding;
 		}
 		this.limiter.release(holding);
-		this.checks.replaceAll((check) -> check.holdsSlot() ? check.withoutSlot() : check);
-		this.slotsToRetake = holding;
 	}
 
 	/**
 	 * Once the request's turn came: takes again the slots it gave back to wait. Refused (its concurrency
-	 * limits are full now), it gives back what it took, as a request rejected in one store call would.
+	 * limits are full now), it gives back what it took, as a request rejected in one store call would. A
+	 * request that ended meanwhile gives back what it took again.
 	 * @return the result when the request is now refused (to be answered with its 429); {@code null} when it
 	 * proceeds, also when it ended meanwhile (its slots were given back for good)
 	 */
 	public @Nullable RequestDecision retakeSlots() {
-		List<Check> released = this.slotsToRetake;
-		if (released.isEmpty() || this.released.get()) {
-			return null;
+		List<Check> released;
+		synchronized (this) {
+			released = this.slotsToRetake;
+			if (released.isEmpty() || this.released.get()) {
+				return null;
+			}
+			this.slotsToRetake = List.of();
 		}
-		this.slotsToRetake = List.of();
-		for (Check check : this.limiter.retake(released)) {
-			this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
-		}
-		RequestDecision result = new RequestDecision(this.checks);
-		if (result.isAllowed()) {
-			return null;
-		}
-		for (Check check : this.checks) {
-			if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
-				this.limiter.giveBack(check);
+		List<Check> retaken = this.limiter.retake(released);
+		RequestDecision result;
+		List<Check> toGiveBack = new ArrayList<>(0);
+		synchronized (this) {
+			for (Check check : retaken) {
+				this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
+			}
+			result = new RequestDecision(this.checks);
+			if (!result.isAllowed()) {
+				for (Check check : this.checks) {
+					if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
+						toGiveBack.add(check);
+					}
+				}
 			}
 		}
-		return result;
+		if (this.released.get()) {
+			// Ended while its slots were taken again: they go back now.
+			this.limiter.release(retaken);
+		}
+		for (Check check : toGiveBack) {
+			this.limiter.giveBack(check);
+		}
+		return result.isAllowed() ? null : result;
 	}
 
 	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
 	public void giveBackPending() {
 		if (this.countPending.compareAndSet(true, false)) {
-			for (Check check : this.checks) {
+			for (Check check : snapshot()) {
 				if (check.countsLater()) {
 					this.limiter.giveBack(check);
 				}
@@ -154,19 +178,26 @@ public final class RequestChecks {
 	/**
 	 * Settles the checks that count only some responses, once the status is known (once: whoever comes
 	 * first, the response being committed or the request ending).
-	 * @param status the response's status, or {@link RequestLimiter#NO_RESPONSE}
+	 * @param status the response's status, or {@link RequestLimiter#NO_RESPONSE} (every attempt keeps its
+	 * cost: no store call)
 	 * @return the result the headers then say; {@code null} when there was nothing (left) to count
 	 */
 	public @Nullable RequestDecision complete(int status) {
 		if (!this.countPending.compareAndSet(true, false)) {
 			return null;
 		}
-		for (int i = 0; i < this.checks.size(); i++) {
-			if (this.checks.get(i).countsLater()) {
-				this.checks.set(i, this.limiter.complete(this.checks.get(i), status));
+		List<Check> settled = new ArrayList<>(2);
+		for (Check check : snapshot()) {
+			if (check.countsLater()) {
+				settled.add(this.limiter.complete(check, status));
 			}
 		}
-		return new RequestDecision(this.checks);
+		synchronized (this) {
+			for (Check check : settled) {
+				this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
+			}
+			return new RequestDecision(this.checks);
+		}
 	}
 
 	/**
@@ -174,13 +205,18 @@ public final class RequestChecks {
 	 * @return {@code true} when the request's end must give one back
 	 */
 	public boolean holdSlots() {
-		return this.checks.stream().anyMatch(Check::holdsSlot);
+		return snapshot().stream().anyMatch(Check::holdsSlot);
 	}
 
 	/** Gives back the slots of concurrency limits, the first time only. */
 	public void release() {
 		if (this.released.compareAndSet(false, true)) {
-			this.limiter.release(this.checks);
+			this.limiter.release(snapshot());
 		}
+	}
+
+	/** The checks as they are now; the store is never called under the lock. */
+	private synchronized List<Check> snapshot() {
+		return new ArrayList<>(this.checks);
 	}
 }

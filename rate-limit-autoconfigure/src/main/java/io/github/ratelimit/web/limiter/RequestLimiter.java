@@ -354,6 +354,22 @@ public final class RequestLimiter {
 	}
 
 	/**
+	 * Undoes a step decided for a request that went away before it was answered (a client that disconnected
+	 * while the store decided): the waiting place and the turn of a step that made it wait, and its slots.
+	 * What else it took stays taken, as for any request that was admitted.
+	 * @param step the step's checks
+	 */
+	public void abandon(List<Check> step) {
+		// The waiting place was taken when the enforced checks allowed a wait (shadow ones aside).
+		RequestDecision decided = new RequestDecision(step);
+		if (decided.isAllowed() && decided.waitNanos() > 0) {
+			doneWaiting();
+			giveBackTurn(step);
+		}
+		release(step);
+	}
+
+	/**
 	 * Gives back the turn of a request that ended before it came (delay mode, {@code slow-down}): what the
 	 * checks that made it wait took.
 	 * @param step the checks of the step that made it wait

@@ -23,6 +23,7 @@ import org.springframework.util.MultiValueMap;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 
+import io.github.ratelimit.web.ClientIpSource;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.LimitedRequest;
 
@@ -33,7 +34,8 @@ import io.github.ratelimit.web.key.LimitedRequest;
  * ({@code exchange.getFormData()}, which WebFlux keeps for the handler), bounded by
  * {@code spring.http.codecs.max-in-memory-size}. Its parameters are the query string's, then the form's. Its client
  * is the connection's peer (Reactor Netty's connection, not the address a forwarding header rewrote) and
- * the rules of {@code rate-limit.client-ip.*}. Not thread-safe.
+ * the rules of {@code rate-limit.client-ip.*} (another server's rewriting is refused at start-up,
+ * {@link ReactivePeerCheck}). Not thread-safe.
  */
 final class ExchangeRequestView extends LimitedRequest {
 
@@ -142,7 +144,10 @@ final class ExchangeRequestView extends LimitedRequest {
 	 */
 	private @Nullable String peer() {
 		ServerHttpRequest request = this.exchange.getRequest();
-		SocketAddress address = REACTOR_NETTY ? NettyPeer.of(ServerHttpRequestDecorator.getNativeRequest(request)) : null;
+		// The server's resolution, on purpose (rate-limit.client-ip.source=container).
+		boolean container = this.clientIps.getSource() == ClientIpSource.CONTAINER;
+		SocketAddress address = (REACTOR_NETTY && !container)
+				? NettyPeer.of(ServerHttpRequestDecorator.getNativeRequest(request)) : null;
 		if (address == null) {
 			address = request.getRemoteAddress();
 		}

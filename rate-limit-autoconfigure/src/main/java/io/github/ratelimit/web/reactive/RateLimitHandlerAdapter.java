@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.Ordered;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerResult;
@@ -19,9 +20,15 @@ import org.springframework.web.server.ServerWebExchange;
  * adapter that would have had it, or stops it when it was answered (a 429, a 400). Requests whose lookup fails
  * never reach an adapter: the filter decides them. Stateless.
  */
-final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
+final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered, SmartInitializingSingleton {
 
 	private final Supplier<List<HandlerAdapter>> adapters;
+
+	/**
+	 * The application's adapters, found once the application's beans exist (else on first use: twice at worst,
+	 * never under a lock, as an event loop asks).
+	 */
+	private volatile @Nullable List<HandlerAdapter> found;
 
 	/**
 	 * Creates the adapter.
@@ -29,6 +36,11 @@ final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
 	 */
 	RateLimitHandlerAdapter(Supplier<List<HandlerAdapter>> adapters) {
 		this.adapters = adapters;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.found = this.adapters.get();
 	}
 
 	@Override
@@ -51,7 +63,12 @@ final class RateLimitHandlerAdapter implements HandlerAdapter, Ordered {
 	}
 
 	private @Nullable HandlerAdapter delegate(Object handler) {
-		for (HandlerAdapter adapter : this.adapters.get()) {
+		List<HandlerAdapter> adapters = this.found;
+		if (adapters == null) {
+			adapters = this.adapters.get();
+			this.found = adapters;
+		}
+		for (HandlerAdapter adapter : adapters) {
 			if (adapter != this && adapter.supports(handler)) {
 				return adapter;
 			}

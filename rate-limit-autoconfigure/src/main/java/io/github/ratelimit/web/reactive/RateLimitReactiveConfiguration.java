@@ -4,12 +4,12 @@ import java.util.List;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.result.method.AbstractHandlerMethodMapping;
@@ -47,11 +47,18 @@ public class RateLimitReactiveConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnClass(name = "org.springframework.boot.web.server.reactive.ReactiveWebServerFactory")
+	ReactivePeerCheck rateLimitReactivePeerCheck(ListableBeanFactory beanFactory, Environment environment,
+			ClientIpResolver clientIpResolver) {
+		return new ReactivePeerCheck(beanFactory, environment, clientIpResolver);
+	}
+
+	@Bean
 	RateLimitHandlerAdapter rateLimitHandlerAdapter(ListableBeanFactory beanFactory) {
-		return new RateLimitHandlerAdapter(SingletonSupplier.of(() -> beanFactory.getBeanProvider(HandlerAdapter.class)
+		return new RateLimitHandlerAdapter(() -> beanFactory.getBeanProvider(HandlerAdapter.class)
 			.orderedStream()
 			.filter((adapter) -> !(adapter instanceof RateLimitHandlerAdapter))
-			.toList()));
+			.toList());
 	}
 
 	@Bean

@@ -1,6 +1,10 @@
 package io.github.ratelimit.web.reactive;
 
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -8,8 +12,11 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.web.server.ServerWebExchange;
 
 import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.key.LimitedRequest;
+import io.github.ratelimit.web.limiter.Check;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
 import io.github.ratelimit.web.limiter.RequestLimiter;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**
@@ -28,9 +35,37 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter, RateLimitHeaders headers,
 		ProblemWriter problems, ClientIpResolver clientIps, boolean rulesUpFront, boolean blockingStore) {
 
+	private static final Executor ELASTIC = (task) -> Schedulers.boundedElastic().schedule(task);
+
 	/** The request as the limiter reads it. */
 	ExchangeRequestView view(ServerWebExchange exchange) {
 		return new ExchangeRequestView(exchange, this.clientIps);
+	}
+
+	/**
+	 * Decides policies of a request in one store step: now, or, when the store blocks, on the bounded elastic
+	 * scheduler. A request cancelled meanwhile does not cancel the step: once decided, it is undone
+	 * ({@link RequestLimiter#abandon}), so that a client that disconnects leaves no slot nor waiting place taken.
+	 */
+	Mono<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> policies) {
+		if (!this.blockingStore) {
+			return Mono.defer(() -> Mono.fromCompletionStage(this.limiter.decide(request, policies)));
+		}
+		return Mono.defer(() -> {
+			CompletableFuture<List<Check>> step = CompletableFuture
+				.supplyAsync(() -> RequestLimiter.join(this.limiter.decide(request, policies)), ELASTIC);
+			// Whoever comes first, the step's answer or the cancel, has it: a step answered is never abandoned.
+			AtomicBoolean claimed = new AtomicBoolean();
+			return Mono.fromFuture(step, true)
+				.filter((decided) -> claimed.compareAndSet(false, true))
+				.doOnCancel(() -> {
+					if (claimed.compareAndSet(false, true)) {
+						step.thenAcceptAsync(this.limiter::abandon, ELASTIC);
+					}
+				})
+				// Answered off the event loop, whichever thread completed the step (an answer may call the store).
+				.publishOn(Schedulers.boundedElastic());
+		});
 	}
 
 	/** A call of the store: now, or, when the store blocks, on the bounded elastic scheduler. */

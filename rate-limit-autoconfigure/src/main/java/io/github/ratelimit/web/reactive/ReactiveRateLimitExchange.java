@@ -138,8 +138,7 @@ final class ReactiveRateLimitExchange {
 		}
 		boolean readsParameters = policies.stream().anyMatch(RateLimitPolicy::readsParameters);
 		return view.prepared(readsParameters)
-			.flatMap((prepared) -> this.pipeline.store(() -> this.pipeline.limiter().decide(prepared, policies))
-				.flatMap(Mono::fromCompletionStage))
+			.flatMap((prepared) -> this.pipeline.decide(prepared, policies))
 			.flatMap(this::answer)
 			.onErrorResume(UnreadableRequestException.class, (ex) -> refuse(view, ex, policies))
 			.onErrorResume(DataBufferLimitException.class, (ex) -> tooLarge());
@@ -168,7 +167,7 @@ final class ReactiveRateLimitExchange {
 
 	/**
 	 * Waits for the request's turn on a timer, holding no thread and no slot, then takes its slots again. A
-	 * request cancelled before its turn gives the turn back.
+	 * request cancelled before its turn gives the turn back, and any request its waiting place, once.
 	 */
 	private Mono<Boolean> waitForTurn(long waitNanos, List<Check> step) {
 		RequestLimiter limiter = this.pipeline.limiter();
@@ -181,7 +180,8 @@ final class ReactiveRateLimitExchange {
 				return Optional.ofNullable(this.checks.retakeSlots());
 			}))
 			.flatMap((refused) -> refused.isEmpty() ? PROCEED : reject(refused.get()).then(STOP))
-			.doOnCancel(() -> {
+			.doFinally((signal) -> {
+				// Cancelled before its turn (or the timer failed): the turn and the waiting place go back.
 				if (waiting.compareAndSet(true, false)) {
 					limiter.doneWaiting();
 					this.pipeline.storeLater(() -> limiter.giveBackTurn(step));
@@ -260,7 +260,7 @@ final class ReactiveRateLimitExchange {
 		}
 		boolean readsParameters = rules.stream().anyMatch(RateLimitPolicy::readsParameters);
 		return view.prepared(readsParameters)
-			.flatMap((prepared) -> this.pipeline.store(() -> RequestLimiter.join(this.pipeline.limiter().decide(prepared, rules))))
+			.flatMap((prepared) -> this.pipeline.decide(prepared, rules))
 			.doOnNext((step) -> {
 				RequestDecision result = this.checks.addAnswered(step);
 				if (this.checks.countsLater()) {
@@ -279,12 +279,17 @@ final class ReactiveRateLimitExchange {
 			.then();
 	}
 
-	/** However the exchange ended: a count still waiting keeps its cost (no response completed), slots go back. */
+	/**
+	 * However the exchange ended, its slots go back. A request cancelled (the client went away) keeps the cost
+	 * of a count still waiting, as no response completed; any other is counted as its response is committed,
+	 * which may come after the chain ended (an error answered by the error handler, a handler that only sets
+	 * a status).
+	 */
 	private void ended(SignalType signal) {
-		this.pipeline.storeLater(() -> {
+		if (signal == SignalType.CANCEL) {
 			this.checks.complete(RequestLimiter.NO_RESPONSE);
-			this.checks.release();
-		});
+		}
+		this.pipeline.storeLater(this.checks::release);
 	}
 
 	private String requestUri() {

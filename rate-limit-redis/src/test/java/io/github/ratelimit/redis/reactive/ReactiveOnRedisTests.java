@@ -1,0 +1,134 @@
+package io.github.ratelimit.redis.reactive;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.redis.TestRedis;
+import io.github.ratelimit.testsupport.AtOnce;
+import io.github.ratelimit.testsupport.Http;
+import io.github.ratelimit.testsupport.NonBlocking;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * WebFlux applications on a real Redis, on Netty, with BlockHound watching the event loops (Netty's and
+ * Lettuce's): two instances share one budget exactly, and one concurrency limit's slots, and no call blocks an
+ * event loop (the Redis store is asked on Reactor's bounded elastic scheduler).
+ */
+class ReactiveOnRedisTests {
+
+	private static TestRedis redis;
+
+	private static ConfigurableApplicationContext one;
+
+	private static ConfigurableApplicationContext two;
+
+	@BeforeAll
+	static void start() {
+		NonBlocking.install();
+		redis = TestRedis.start();
+		one = start(redis.port());
+		two = start(redis.port());
+	}
+
+	@AfterAll
+	static void stop() {
+		two.close();
+		one.close();
+		redis.close();
+	}
+
+	@BeforeEach
+	void flush() {
+		redis.flushAll();
+	}
+
+	@Test
+	void twoInstancesShareOneBudgetExactly() throws Exception {
+		Http[] clients = { new Http(port(one)), new Http(port(two)) };
+		Map<Integer, Integer> statuses = AtOnce.statuses(64, (i) -> () -> clients[i % 2].get("/limited").statusCode());
+		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(200, 20, 429, 44));
+		HttpResponse<String> rejected = clients[0].get("/limited");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=20;w=3600");
+		assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(one.getBean(RedisRateLimitStore.class).fallbacks()).isZero();
+		assertThat(two.getBean(RedisRateLimitStore.class).fallbacks()).isZero();
+	}
+
+	@Test
+	void twoInstancesShareTheSlotsOfAConcurrencyLimit() throws Exception {
+		Http[] clients = { new Http(port(one)), new Http(port(two)) };
+		Map<Integer, Integer> statuses = AtOnce.statuses(12,
+				(i) -> () -> clients[i % 2].get("/work?ms=1500").statusCode());
+		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(200, 2, 429, 10));
+		// Both slots come back once the servers completed the requests, a moment after the clients read them.
+		int next = clients[1].get("/work?ms=0").statusCode();
+		for (int i = 0; i < 40 && next == 429; i++) {
+			Thread.sleep(50);
+			next = clients[1].get("/work?ms=0").statusCode();
+		}
+		assertThat(next).as("both slots were given back").isEqualTo(200);
+	}
+
+	private static ConfigurableApplicationContext start(int redisPort) {
+		return new SpringApplicationBuilder(ReactiveRedisApplication.class).web(WebApplicationType.REACTIVE)
+			.properties("server.port=0", "spring.main.banner-mode=off", "spring.data.redis.port=" + redisPort,
+					"rate-limit.store.type=redis", "rate-limit.store.redis.warm-up=200ms",
+					"rate-limit.store.redis.timeout=5s",
+					"rate-limit.policies.api.limit=20", "rate-limit.policies.api.period=1h",
+					"rate-limit.policies.api.key=global", "rate-limit.rules[0].path=/limited",
+					"rate-limit.rules[0].policies=api", "rate-limit.policies.slots.algorithm=concurrency",
+					"rate-limit.policies.slots.limit=2", "rate-limit.policies.slots.key=global",
+					"rate-limit.rules[1].path=/work", "rate-limit.rules[1].policies=slots")
+			.run();
+	}
+
+	private static int port(ConfigurableApplicationContext context) {
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
+	}
+
+	/** A WebFlux application: {@code /limited} and {@code /work?ms=}, which answers after that long. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(ReactiveRedisApplication.Api.class)
+	static class ReactiveRedisApplication {
+
+		@RestController
+		static class Api {
+
+			@GetMapping("/limited")
+			Mono<String> limited() {
+				return Mono.just("hello");
+			}
+
+			@GetMapping("/work")
+			Mono<String> work(@RequestParam long ms) {
+				return Mono.delay(Duration.ofMillis(ms)).thenReturn("worked");
+			}
+
+		}
+
+	}
+
+}

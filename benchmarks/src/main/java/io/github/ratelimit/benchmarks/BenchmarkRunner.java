@@ -178,7 +178,10 @@ public final class BenchmarkRunner {
 		if (Files.isDirectory(target)) {
 			try (DirectoryStream<Path> jars = Files.newDirectoryStream(target, "sample-app-*.jar")) {
 				for (Path jar : jars) {
-					return jar;
+					// The executable jar, not the test jar beside it.
+					if (!jar.getFileName().toString().endsWith("-tests.jar")) {
+						return jar;
+					}
 				}
 			}
 			catch (IOException ex) {

@@ -14,10 +14,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.context.WebApplicationContext;
 
 import io.github.ratelimit.actuate.endpoint.RateLimitsEndpoint;
 import io.github.ratelimit.core.CaffeineRateLimitStore;
@@ -191,9 +193,11 @@ class RateLimitCommonConfiguration {
 		@Bean
 		RateLimitsEndpoint rateLimitsEndpoint(RateLimitProperties properties, RateLimitPolicies policies,
 				RateLimitPolicyResolver resolver, AnnotatedEndpoints annotatedEndpoints, RateLimitStore store,
-				KeyResolvers keyResolvers) {
+				KeyResolvers keyResolvers, ApplicationContext context) {
+			// A servlet application's context is a WebApplicationContext; on WebFlux, Spring Boot's mapping gives a
+			// key's operations the rest of the path from the policy's segment on.
 			return new RateLimitsEndpoint(policies, resolver, annotatedEndpoints, store, keyResolvers,
-					properties.getMode() == RateLimitProperties.Mode.SHADOW);
+					properties.getMode() == RateLimitProperties.Mode.SHADOW, !(context instanceof WebApplicationContext));
 		}
 
 	}

@@ -14,7 +14,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.server.WebFilter;
-import org.springframework.web.servlet.DispatcherServlet;
 
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
@@ -52,8 +51,13 @@ class RateLimitWebFluxAutoConfigurationTests {
 
 	@Test
 	void aReactiveApplicationNeedsNoServletClass() {
-		this.reactive.withClassLoader(new FilteredClassLoader(DispatcherServlet.class, jakarta.servlet.Filter.class))
-			.run((context) -> assertThat(context).hasNotFailed().hasBean("rateLimitWebFilter"));
+		this.reactive.withClassLoader(new FilteredClassLoader("jakarta.servlet.", "org.springframework.web.servlet."))
+			.withPropertyValues("rate-limit.policies.api.key=#{ip}")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean("rateLimitWebFilter");
+				// Every bean made, the client IP resolver's included.
+				context.getBeansOfType(Object.class);
+			});
 	}
 
 	@Test

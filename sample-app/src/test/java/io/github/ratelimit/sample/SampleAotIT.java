@@ -99,7 +99,8 @@ class SampleAotIT {
 
 		private static Path jar() throws IOException {
 			try (Stream<Path> files = Files.list(Path.of("target"))) {
-				return files.filter((file) -> file.getFileName().toString().matches("sample-app-.*\\.jar"))
+				// The executable jar, not the test jar beside it (sample-reactive-app runs its checks).
+				return files.filter((file) -> file.getFileName().toString().matches("sample-app-.*(?<!-tests)\\.jar"))
 					.findFirst()
 					.orElseThrow(() -> new IllegalStateException("No sample-app jar in target: run mvn verify"));
 			}

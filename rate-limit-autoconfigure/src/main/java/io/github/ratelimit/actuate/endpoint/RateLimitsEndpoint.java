@@ -2,6 +2,7 @@ package io.github.ratelimit.actuate.endpoint;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -62,6 +63,9 @@ public class RateLimitsEndpoint {
 
 	private final boolean shadowMode;
 
+	/** Whether the rest of the path given to a key's operations starts with the policy (WebFlux's mapping). */
+	private final boolean policyInRemainingPath;
+
 	/**
 	 * Creates the endpoint.
 	 * @param policies the named policies
@@ -70,15 +74,19 @@ public class RateLimitsEndpoint {
 	 * @param store the store
 	 * @param keys reads a key as written into the key the store holds
 	 * @param shadowMode whether {@code rate-limit.mode} is shadow
+	 * @param policyInRemainingPath whether the rest of a key's path, as the web stack gives it, starts with the
+	 * policy's segment: Spring Boot's WebFlux mapping extracts it from the first template variable on
 	 */
 	public RateLimitsEndpoint(RateLimitPolicies policies, RateLimitPolicyResolver resolver,
-			AnnotatedEndpoints annotatedEndpoints, RateLimitStore store, KeyResolvers keys, boolean shadowMode) {
+			AnnotatedEndpoints annotatedEndpoints, RateLimitStore store, KeyResolvers keys, boolean shadowMode,
+			boolean policyInRemainingPath) {
 		this.policies = policies;
 		this.resolver = resolver;
 		this.annotatedEndpoints = annotatedEndpoints;
 		this.store = store;
 		this.keys = keys;
 		this.shadowMode = shadowMode;
+		this.policyInRemainingPath = policyInRemainingPath;
 	}
 
 	/**
@@ -116,6 +124,7 @@ public class RateLimitsEndpoint {
 		if (found == null) {
 			return notFound(policy, "GET /actuator/ratelimits lists the policies and the annotated endpoints' ones");
 		}
+		key = keyOf(policy, key);
 		if (key.length == 0) {
 			return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
 		}
@@ -141,6 +150,7 @@ public class RateLimitsEndpoint {
 		if (found == null) {
 			return notFound(policy, "GET /actuator/ratelimits lists the policies and the annotated endpoints' ones");
 		}
+		key = keyOf(policy, key);
 		if (key.length == 0) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
@@ -346,5 +356,11 @@ public class RateLimitsEndpoint {
 	 */
 	public record KeyDescriptor(String policy, String key, long limit, long remaining, long resetMillis,
 			@Nullable Long inFlight, @Nullable Instant bannedUntil) {
+	}
+
+	/** The key's segments of the rest of the path, without the policy's segment WebFlux's mapping repeats. */
+	private String[] keyOf(String policy, String[] remaining) {
+		return (this.policyInRemainingPath && remaining.length > 0 && remaining[0].equals(policy))
+				? Arrays.copyOfRange(remaining, 1, remaining.length) : remaining;
 	}
 }

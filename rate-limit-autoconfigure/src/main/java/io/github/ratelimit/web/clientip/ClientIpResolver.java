@@ -9,9 +9,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletRequestWrapper;
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -43,8 +40,8 @@ import io.github.ratelimit.web.ClientIpSource;
  *
  * <p><b>Any stack.</b> {@link #resolveAddress(InetAddress, Function)} and
  * {@link #resolve(String, Function)} take the connection's peer and a lookup of the request's headers
- * by name, so that they serve any web stack. The servlet methods ({@link #resolve(HttpServletRequest)},
- * {@link #resolveAddress(HttpServletRequest)}) find the connection's peer as the container reported it
+ * by name, so that they serve any web stack. The servlet methods ({@link ServletClientIps#resolve},
+ * {@link ServletClientIps#resolveAddress}) find the connection's peer as the container reported it
  * before any forwarding header was applied: request wrappers (Spring's {@code ForwardedHeaderFilter},
  * Tomcat's {@code RemoteIpFilter}) are looked through, and when a container integration recorded the peer
  * and the raw forwarding header before the container rewrote them (Tomcat's {@code RemoteIpValve}), under
@@ -53,7 +50,7 @@ import io.github.ratelimit.web.ClientIpSource;
  * is an IP address at all. A request's forwarding header is walked once: the client found is kept on the
  * request the container created, where no wrapper can change it, for the resolver that found it.
  *
- * <p><b>Keys</b> ({@link #resolve(HttpServletRequest)}) name the client's network: IPv6 addresses are
+ * <p><b>Keys</b> ({@link ServletClientIps#resolve}) name the client's network: IPv6 addresses are
  * cut to {@linkplain #getIpv6Prefix() a prefix} (a /64 by default, since one subscriber holds a whole
  * /64), IPv4 addresses to theirs (/32 by default), so {@code 2001:db8:7:8::1} is keyed
  * {@code 2001:db8:7:8::/64} and a network of full length is the bare address. Trusted proxies are
@@ -88,9 +85,6 @@ public final class ClientIpResolver {
 	 */
 	public static final String FORWARDING_HEADER_ATTRIBUTE = ClientIpResolver.class.getName() + ".FORWARDING_HEADER";
 
-	/** Request attribute holding a {@link Walk}, on the request the container created. */
-	private static final String WALK_ATTRIBUTE = ClientIpResolver.class.getName() + ".WALK";
-
 	/** The shortest IPv4 prefix allowed for keys. */
 	public static final int MIN_IPV4_PREFIX = 8;
 
@@ -103,23 +97,20 @@ public final class ClientIpResolver {
 	/** The longest unparsable remote address returned as is. */
 	private static final int MAX_RAW_REMOTE_LENGTH = 64;
 
-	/** How deep request wrappers are looked through. */
-	private static final int MAX_WRAPPERS = 32;
-
 	/** The characters of an RFC 9110 token besides letters and digits. */
 	private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
 
-	private final List<IpAddressRange> trustedProxies;
+	final List<IpAddressRange> trustedProxies;
 
 	private final String header;
 
 	private final HeaderFormat format;
 
-	private final int ipv4Prefix;
+	final int ipv4Prefix;
 
 	private final int ipv6Prefix;
 
-	private final ClientIpSource source;
+	final ClientIpSource source;
 
 	/**
 	 * Creates a resolver with the defaults of {@link #builder()} and the given trusted proxies.
@@ -245,51 +236,6 @@ public final class ClientIpResolver {
 	}
 
 	/**
-	 * Returns the text of a request's client for its rate limit key, as {@link #resolve(String, Function)}
-	 * of the connection's peer.
-	 * @param request the request
-	 * @return the key text
-	 */
-	public String resolve(HttpServletRequest request) {
-		HttpServletRequest connection = connectionRequest(request);
-		String peer = peerText(connection);
-		if (this.source == ClientIpSource.CONNECTION && this.trustedProxies.isEmpty() && this.ipv4Prefix == 32
-				&& peer != null && InetAddresses.isCanonicalIpv4(peer)) {
-			// The connection's peer is the client, and its canonical IPv4 text is its key as it is: no
-			// parsing into an address and formatting back.
-			return peer;
-		}
-		return key(resolveAddress(request, connection, peer), peer);
-	}
-
-	/**
-	 * Returns the full IP address of a request's client (not cut to a network).
-	 * @param request the request
-	 * @return the address, or {@code null} if the container reports no remote address that is an IP
-	 * literal
-	 */
-	public @Nullable InetAddress resolveAddress(HttpServletRequest request) {
-		HttpServletRequest connection = connectionRequest(request);
-		return resolveAddress(request, connection, peerText(connection));
-	}
-
-	/**
-	 * Returns the IPv4 address of a request's client as 32 bits when it is told without parsing: the
-	 * connection's peer is the client ({@link ClientIpSource#CONNECTION}, no trusted proxies) and the
-	 * container reports it as canonical IPv4 text (as Tomcat does). Then it is the address
-	 * {@link #resolveAddress} returns.
-	 * @param request the request
-	 * @return the bits, or {@code -1} when {@link #resolveAddress} must tell
-	 */
-	public long quickIpv4(HttpServletRequest request) {
-		if (this.source != ClientIpSource.CONNECTION || !this.trustedProxies.isEmpty()) {
-			return -1;
-		}
-		String peer = peerText(connectionRequest(request));
-		return (peer != null) ? InetAddresses.canonicalIpv4Bits(peer) : -1;
-	}
-
-	/**
 	 * Returns an address or network an operator wrote (for the actuator) as {@link #resolve} keys it:
 	 * canonical and cut to the configured prefix, so {@code ::ffff:203.0.113.7} is {@code 203.0.113.7}
 	 * and {@code 2001:db8:7:8::1} or {@code 2001:0db8:7:8:0:0:0:0/64} is {@code 2001:db8:7:8::/64}.
@@ -310,7 +256,7 @@ public final class ClientIpResolver {
 		return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
 	}
 
-	private String key(@Nullable InetAddress address, @Nullable String peer) {
+	String key(@Nullable InetAddress address, @Nullable String peer) {
 		if (address != null) {
 			return InetAddresses.formatNetwork(address, this.ipv4Prefix, this.ipv6Prefix);
 		}
@@ -320,45 +266,6 @@ public final class ClientIpResolver {
 		// Set by the container (a Unix socket path, say), not by the client: usable as a key.
 		String trimmed = peer.trim();
 		return (trimmed.length() > MAX_RAW_REMOTE_LENGTH) ? trimmed.substring(0, MAX_RAW_REMOTE_LENGTH) : trimmed;
-	}
-
-	private @Nullable InetAddress resolveAddress(HttpServletRequest request, HttpServletRequest connection,
-			@Nullable String peer) {
-		if (this.source == ClientIpSource.CONTAINER) {
-			InetAddress resolved = InetAddresses.parseHop(request.getRemoteAddr());
-			return (resolved != null) ? resolved : InetAddresses.parseHop(peer);
-		}
-		if (!readsForwardingHeader()) {
-			return InetAddresses.parseHop(peer);
-		}
-		// Read and written on the request the container created, never through a wrapper (which may
-		// override attributes, as it may headers), and only for what it was worked out from.
-		Object recorded = connection.getAttribute(FORWARDING_HEADER_ATTRIBUTE);
-		if (connection.getAttribute(WALK_ATTRIBUTE) instanceof Walk walk && walk.resolver() == this
-				&& walk.recorded() == recorded && Objects.equals(walk.peer(), peer)) {
-			return walk.client();
-		}
-		InetAddress client = resolveAddress(peer, (name) -> (recorded instanceof List<?> values)
-				? lastValues(Collections.enumeration(values)) : lastValues(connection.getHeaders(name)));
-		connection.setAttribute(WALK_ATTRIBUTE, new Walk(this, peer, recorded, client));
-		return client;
-	}
-
-	/**
-	 * Returns the request as the container created it, looking through wrappers: their
-	 * {@code getRemoteAddr()} and headers may already have been rewritten from forwarding headers.
-	 */
-	private static HttpServletRequest connectionRequest(HttpServletRequest request) {
-		ServletRequest current = request;
-		for (int i = 0; i < MAX_WRAPPERS && current instanceof ServletRequestWrapper wrapper; i++) {
-			current = wrapper.getRequest();
-		}
-		return (current instanceof HttpServletRequest http) ? http : request;
-	}
-
-	private static @Nullable String peerText(HttpServletRequest connection) {
-		Object recorded = connection.getAttribute(PEER_ADDRESS_ATTRIBUTE);
-		return (recorded instanceof String peer) ? peer : connection.getRemoteAddr();
 	}
 
 	/**
@@ -421,7 +328,7 @@ public final class ClientIpResolver {
 	}
 
 	/** What a request's walk of the forwarding header found, and from what. */
-	private record Walk(ClientIpResolver resolver, @Nullable String peer, @Nullable Object recorded,
+	record Walk(ClientIpResolver resolver, @Nullable String peer, @Nullable Object recorded,
 			@Nullable InetAddress client) {
 	}
 

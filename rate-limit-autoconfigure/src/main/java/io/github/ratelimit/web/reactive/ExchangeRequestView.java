@@ -52,6 +52,8 @@ final class ExchangeRequestView extends LimitedRequest {
 
 	private @Nullable String unreadable;
 
+	private boolean checkedDecoding;
+
 	private @Nullable String clientIp;
 
 	ExchangeRequestView(ServerWebExchange exchange, ClientIpResolver clientIps) {
@@ -159,7 +161,30 @@ final class ExchangeRequestView extends LimitedRequest {
 
 	@Override
 	public @Nullable String unreadableParameters() {
+		if (this.unreadable == null && !this.checkedDecoding) {
+			this.checkedDecoding = true;
+			// WebFlux decodes bytes that are no UTF-8 (x=%FF) to U+FFFD where a servlet container refuses them:
+			// refused here too, so that what a key reads is what the client sent.
+			if (holdsUndecodable(this.exchange.getRequest().getQueryParams())
+					|| (this.form != null && holdsUndecodable(this.form))) {
+				this.unreadable = "its parameters cannot be decoded";
+			}
+		}
 		return this.unreadable;
+	}
+
+	private static boolean holdsUndecodable(MultiValueMap<String, String> parameters) {
+		for (Map.Entry<String, List<String>> parameter : parameters.entrySet()) {
+			if (parameter.getKey().indexOf('\uFFFD') >= 0) {
+				return true;
+			}
+			for (String value : parameter.getValue()) {
+				if (value != null && value.indexOf('\uFFFD') >= 0) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	@Override

@@ -21,6 +21,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 import io.github.ratelimit.web.clientip.ClientIpResolver;
+import io.github.ratelimit.web.clientip.ServletClientIps;
 import io.github.ratelimit.web.key.LimitedRequest;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 
@@ -108,17 +109,17 @@ public final class ServletRequestView extends LimitedRequest {
 
 	@Override
 	public String clientIp() {
-		return this.clientIpResolver.resolve(this.request);
+		return ServletClientIps.resolve(this.clientIpResolver, this.request);
 	}
 
 	@Override
 	public @Nullable InetAddress clientAddress() {
-		return this.clientIpResolver.resolveAddress(this.request);
+		return ServletClientIps.resolveAddress(this.clientIpResolver, this.request);
 	}
 
 	@Override
 	public long clientIpv4Bits() {
-		return this.clientIpResolver.quickIpv4(this.request);
+		return ServletClientIps.quickIpv4(this.clientIpResolver, this.request);
 	}
 
 	@Override

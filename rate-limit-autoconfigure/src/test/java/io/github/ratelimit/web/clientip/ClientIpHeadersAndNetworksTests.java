@@ -56,7 +56,7 @@ class ClientIpHeadersAndNetworksTests {
 			"fe80::20%eth0 | fe80::20", "[fe80::20%eth0]:8080 | fe80::20", "fe80::20%25 | fe80::20",
 			"2001:db8::1:443 | 2001:db8::1:443", "[::ffff:198.51.100.20]:80 | 198.51.100.20" })
 	void hopsWithPortsBracketsAndZonesAreThatAddress(String hop, String client) {
-		assertThat(XFF.resolve(request("10.0.0.1", "X-Forwarded-For", hop))).isEqualTo(client);
+		assertThat(ServletClientIps.resolve(XFF, request("10.0.0.1", "X-Forwarded-For", hop))).isEqualTo(client);
 	}
 
 	@ParameterizedTest
@@ -65,7 +65,7 @@ class ClientIpHeadersAndNetworksTests {
 			"[2001:db8::20", "2001:db8::20]", "fe80::20%", "fe80::20%et/h0", "fe80::20%eth 0", "198.51.100.20%eth0",
 			"localhost:80", "[localhost]:80", "[]:80", ":80", "fe80:20" })
 	void malformedHopsEndTheWalk(String hop) {
-		assertThat(XFF.resolve(request("10.0.0.1", "X-Forwarded-For", "203.0.113.9, " + hop))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(XFF, request("10.0.0.1", "X-Forwarded-For", "203.0.113.9, " + hop))).isEqualTo("10.0.0.1");
 	}
 
 	// Forwarded (RFC 7239)
@@ -81,7 +81,7 @@ class ClientIpHeadersAndNetworksTests {
 			"for=6.6.6.6,for=198.51.100.7;proto=http,,for=10.0.0.9 | 198.51.100.7",
 			"for=6.6.6.6, for=\"[fd00::3]:80\" | 6.6.6.6" })
 	void forwardedForIsWalkedFromTheRight(String forwarded, String client) {
-		assertThat(FORWARDED.resolve(request("10.0.0.1", "Forwarded", forwarded))).isEqualTo(client);
+		assertThat(ServletClientIps.resolve(FORWARDED, request("10.0.0.1", "Forwarded", forwarded))).isEqualTo(client);
 	}
 
 	@ParameterizedTest
@@ -98,7 +98,7 @@ class ClientIpHeadersAndNetworksTests {
 			"for=198.51.100.7, =1.1.1.1 | 10.0.0.1", "for=198.51.100.7, for=\"1.1.1.1\"x | 10.0.0.1",
 			"for=198.51.100.7, for=\"[1.1.1.1]\" | 10.0.0.1", "for=198.51.100.7, for=1.1.1.1:_a/b | 10.0.0.1" })
 	void obfuscatedUnknownAndMalformedElementsEndTheWalk(String forwarded, String client) {
-		assertThat(FORWARDED.resolve(request("10.0.0.1", "Forwarded", forwarded))).isEqualTo(client);
+		assertThat(ServletClientIps.resolve(FORWARDED, request("10.0.0.1", "Forwarded", forwarded))).isEqualTo(client);
 	}
 
 	@Test
@@ -106,28 +106,28 @@ class ClientIpHeadersAndNetworksTests {
 		MockHttpServletRequest request = request("10.0.0.1", "Forwarded", "for=6.6.6.6");
 		request.addHeader("Forwarded", "for=198.51.100.7");
 		request.addHeader("Forwarded", "for=10.3.3.3");
-		assertThat(FORWARDED.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(FORWARDED, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void anUnterminatedQuoteCannotSwallowTheNextInstance() {
 		MockHttpServletRequest request = request("10.0.0.1", "Forwarded", "for=\"6.6.6.6");
 		request.addHeader("Forwarded", "for=198.51.100.7");
-		assertThat(FORWARDED.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(FORWARDED, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void hugeForwardedHeadersAreBoundedAndNeverThrow() {
 		String spoofed = IntStream.range(0, 10_000).mapToObj((i) -> "for=10.9." + (i / 256 % 256) + "." + (i % 256))
 			.collect(Collectors.joining(", "));
-		assertThat(FORWARDED.resolve(request("10.0.0.1", "Forwarded", spoofed + ", for=198.51.100.7")))
+		assertThat(ServletClientIps.resolve(FORWARDED, request("10.0.0.1", "Forwarded", spoofed + ", for=198.51.100.7")))
 			.isEqualTo("198.51.100.7");
 		// Only the right-most 64 elements are read: all trusted, so the left-most of those wins.
-		assertThat(FORWARDED.resolve(request("10.0.0.1", "Forwarded", spoofed))).isEqualTo("10.9.38.208");
+		assertThat(ServletClientIps.resolve(FORWARDED, request("10.0.0.1", "Forwarded", spoofed))).isEqualTo("10.9.38.208");
 		for (String hostile : List.of("\"".repeat(100_000), ";".repeat(100_000), "for=" + "\"\\".repeat(50_000),
 				"for=\"" + "1".repeat(100_000) + "\"", "for=" + "1".repeat(100_000), "=".repeat(100_000),
 				",".repeat(100_000), "for=\u00e9\ud800", "for=\"\\")) {
-			assertThat(FORWARDED.resolve(request("10.0.0.1", "Forwarded", hostile))).isEqualTo("10.0.0.1");
+			assertThat(ServletClientIps.resolve(FORWARDED, request("10.0.0.1", "Forwarded", hostile))).isEqualTo("10.0.0.1");
 		}
 	}
 
@@ -135,34 +135,34 @@ class ClientIpHeadersAndNetworksTests {
 	void onlyTheConfiguredHeaderIsRead() {
 		MockHttpServletRequest xffOnly = request("10.0.0.1", "X-Forwarded-For", "198.51.100.7");
 		xffOnly.addHeader("X-Real-IP", "198.51.100.8");
-		assertThat(FORWARDED.resolve(xffOnly)).isEqualTo("10.0.0.1");
-		assertThat(REAL_IP.resolve(request("10.0.0.1", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(FORWARDED, xffOnly)).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(REAL_IP, request("10.0.0.1", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("10.0.0.1");
 		MockHttpServletRequest forwardedOnly = request("10.0.0.1", "Forwarded", "for=198.51.100.7");
 		forwardedOnly.addHeader("X-Real-IP", "198.51.100.8");
-		assertThat(XFF.resolve(forwardedOnly)).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(XFF, forwardedOnly)).isEqualTo("10.0.0.1");
 	}
 
 	@Test
 	void headerNamesAreCaseInsensitive() {
 		ClientIpResolver lower = ClientIpResolver.builder().trustedProxies(PRIVATE).header("forwarded").build();
-		assertThat(lower.resolve(request("10.0.0.1", "Forwarded", "for=198.51.100.7"))).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(lower, request("10.0.0.1", "Forwarded", "for=198.51.100.7"))).isEqualTo("198.51.100.7");
 	}
 
 	// Single-address headers
 
 	@Test
 	void aSingleAddressHeaderIsTheClientWhenTheProxyIsTrusted() {
-		assertThat(REAL_IP.resolve(request("10.0.0.1", "X-Real-IP", "198.51.100.7"))).isEqualTo("198.51.100.7");
-		assertThat(REAL_IP.resolve(request("10.0.0.1", "X-Real-IP", " [2001:db8::7]:443 "))).isEqualTo("2001:db8::7");
-		assertThat(REAL_IP.resolve(request("203.0.113.9", "X-Real-IP", "198.51.100.7"))).as("untrusted peer")
+		assertThat(ServletClientIps.resolve(REAL_IP, request("10.0.0.1", "X-Real-IP", "198.51.100.7"))).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(REAL_IP, request("10.0.0.1", "X-Real-IP", " [2001:db8::7]:443 "))).isEqualTo("2001:db8::7");
+		assertThat(ServletClientIps.resolve(REAL_IP, request("203.0.113.9", "X-Real-IP", "198.51.100.7"))).as("untrusted peer")
 			.isEqualTo("203.0.113.9");
-		assertThat(REAL_IP.resolve(request("10.0.0.1", "X-Real-IP", "1.1.1.1, 198.51.100.7"))).as("not one address")
+		assertThat(ServletClientIps.resolve(REAL_IP, request("10.0.0.1", "X-Real-IP", "1.1.1.1, 198.51.100.7"))).as("not one address")
 			.isEqualTo("10.0.0.1");
-		assertThat(REAL_IP.resolve(request("10.0.0.1", "X-Real-IP", "garbage-1"))).isEqualTo("10.0.0.1");
-		assertThat(REAL_IP.resolve(request("10.0.0.1"))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(REAL_IP, request("10.0.0.1", "X-Real-IP", "garbage-1"))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(REAL_IP, request("10.0.0.1"))).isEqualTo("10.0.0.1");
 		MockHttpServletRequest twice = request("10.0.0.1", "X-Real-IP", "6.6.6.6");
 		twice.addHeader("X-Real-IP", "198.51.100.7");
-		assertThat(REAL_IP.resolve(twice)).as("the last instance, the one the proxy wrote").isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(REAL_IP, twice)).as("the last instance, the one the proxy wrote").isEqualTo("198.51.100.7");
 	}
 
 	// Networks
@@ -170,27 +170,27 @@ class ClientIpHeadersAndNetworksTests {
 	@Test
 	void ipv6ClientsAreKeyedByTheirSlash64ByDefault() {
 		ClientIpResolver defaults = ClientIpResolver.builder().build();
-		assertThat(defaults.resolve(request("2001:db8:7:8::1"))).isEqualTo("2001:db8:7:8::/64");
+		assertThat(ServletClientIps.resolve(defaults, request("2001:db8:7:8::1"))).isEqualTo("2001:db8:7:8::/64");
 		Set<String> keys = IntStream.range(0, 50)
-			.mapToObj((i) -> defaults.resolve(request("2001:db8:7:8:" + Integer.toHexString(i * 977) + ":1:2:" + i)))
+			.mapToObj((i) -> ServletClientIps.resolve(defaults, request("2001:db8:7:8:" + Integer.toHexString(i * 977) + ":1:2:" + i)))
 			.collect(Collectors.toSet());
 		assertThat(keys).containsExactly("2001:db8:7:8::/64");
-		assertThat(defaults.resolve(request("2001:db8:7:9::1"))).isEqualTo("2001:db8:7:9::/64");
-		assertThat(defaults.resolve(request("203.0.113.7"))).isEqualTo("203.0.113.7");
-		assertThat(defaults.resolve(request("::ffff:203.0.113.7"))).as("IPv4-mapped is IPv4").isEqualTo("203.0.113.7");
-		assertThat(defaults.resolveAddress(request("2001:db8:7:8::1"))).isEqualTo(InetAddresses.parse("2001:db8:7:8::1"));
+		assertThat(ServletClientIps.resolve(defaults, request("2001:db8:7:9::1"))).isEqualTo("2001:db8:7:9::/64");
+		assertThat(ServletClientIps.resolve(defaults, request("203.0.113.7"))).isEqualTo("203.0.113.7");
+		assertThat(ServletClientIps.resolve(defaults, request("::ffff:203.0.113.7"))).as("IPv4-mapped is IPv4").isEqualTo("203.0.113.7");
+		assertThat(ServletClientIps.resolveAddress(defaults, request("2001:db8:7:8::1"))).isEqualTo(InetAddresses.parse("2001:db8:7:8::1"));
 	}
 
 	@Test
 	void prefixesAreConfigurable() {
 		ClientIpResolver wide = ClientIpResolver.builder().ipv4Prefix(24).ipv6Prefix(48).build();
-		assertThat(wide.resolve(request("2001:db8:7:8::1"))).isEqualTo("2001:db8:7::/48");
-		assertThat(wide.resolve(request("203.0.113.7"))).isEqualTo("203.0.113.0/24");
+		assertThat(ServletClientIps.resolve(wide, request("2001:db8:7:8::1"))).isEqualTo("2001:db8:7::/48");
+		assertThat(ServletClientIps.resolve(wide, request("203.0.113.7"))).isEqualTo("203.0.113.0/24");
 		ClientIpResolver odd = ClientIpResolver.builder().ipv4Prefix(9).ipv6Prefix(33).build();
-		assertThat(odd.resolve(request("255.255.255.255"))).isEqualTo("255.128.0.0/9");
-		assertThat(odd.resolve(request("2001:db8:ffff::1"))).isEqualTo("2001:db8:8000::/33");
+		assertThat(ServletClientIps.resolve(odd, request("255.255.255.255"))).isEqualTo("255.128.0.0/9");
+		assertThat(ServletClientIps.resolve(odd, request("2001:db8:ffff::1"))).isEqualTo("2001:db8:8000::/33");
 		ClientIpResolver exact = ClientIpResolver.builder().ipv6Prefix(128).build();
-		assertThat(exact.resolve(request("2001:db8:7:8::1"))).isEqualTo("2001:db8:7:8::1");
+		assertThat(ServletClientIps.resolve(exact, request("2001:db8:7:8::1"))).isEqualTo("2001:db8:7:8::1");
 	}
 
 	@Test
@@ -199,9 +199,9 @@ class ClientIpHeadersAndNetworksTests {
 			.trustedProxies(List.of(IpAddressRange.parse("2001:db8::10")))
 			.build();
 		// 2001:db8::11 shares the proxy's /64 key, but it is not the proxy.
-		assertThat(resolver.resolve(request("2001:db8::11", "X-Forwarded-For", "198.51.100.7")))
+		assertThat(ServletClientIps.resolve(resolver, request("2001:db8::11", "X-Forwarded-For", "198.51.100.7")))
 			.isEqualTo("2001:db8::/64");
-		assertThat(resolver.resolve(request("2001:db8::10", "X-Forwarded-For", "198.51.100.7")))
+		assertThat(ServletClientIps.resolve(resolver, request("2001:db8::10", "X-Forwarded-For", "198.51.100.7")))
 			.isEqualTo("198.51.100.7");
 	}
 
@@ -224,7 +224,7 @@ class ClientIpHeadersAndNetworksTests {
 			request.addHeader("Forwarded", "for=7.7.7.7");
 			HttpServletRequest wrapped = throughForwardedHeaderFilter(request);
 			assertThat(wrapped.getRemoteAddr()).as("Spring believed the client").isIn("6.6.6.6", "7.7.7.7");
-			assertThat(resolver.resolve(wrapped)).isEqualTo("127.0.0.1");
+			assertThat(ServletClientIps.resolve(resolver, wrapped)).isEqualTo("127.0.0.1");
 		}
 	}
 
@@ -233,10 +233,10 @@ class ClientIpHeadersAndNetworksTests {
 		HttpServletRequest wrapped = throughForwardedHeaderFilter(
 				request("10.0.0.1", "X-Forwarded-For", "6.6.6.6, 198.51.100.7"));
 		assertThat(wrapped.getHeader("X-Forwarded-For")).as("hidden by Spring's filter").isNull();
-		assertThat(XFF.resolve(wrapped)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(XFF, wrapped)).isEqualTo("198.51.100.7");
 		HttpServletRequest forwarded = throughForwardedHeaderFilter(
 				request("10.0.0.1", "Forwarded", "for=6.6.6.6, for=198.51.100.7"));
-		assertThat(FORWARDED.resolve(forwarded)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(FORWARDED, forwarded)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -247,7 +247,7 @@ class ClientIpHeadersAndNetworksTests {
 				return "6.6.6.6";
 			}
 		};
-		assertThat(XFF.resolve(new HttpServletRequestWrapper(rewritten))).isEqualTo("127.0.0.1");
+		assertThat(ServletClientIps.resolve(XFF, new HttpServletRequestWrapper(rewritten))).isEqualTo("127.0.0.1");
 	}
 
 	@Test
@@ -256,10 +256,10 @@ class ClientIpHeadersAndNetworksTests {
 		MockHttpServletRequest request = request("6.6.6.6", "X-Forwarded-For", "10.0.0.1");
 		request.setAttribute(ClientIpResolver.PEER_ADDRESS_ATTRIBUTE, "127.0.0.1");
 		request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.of("6.6.6.6"));
-		assertThat(XFF.resolve(request)).isEqualTo("127.0.0.1");
+		assertThat(ServletClientIps.resolve(XFF, request)).isEqualTo("127.0.0.1");
 		request.setAttribute(ClientIpResolver.PEER_ADDRESS_ATTRIBUTE, "10.0.0.7");
 		request.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.of("5.5.5.5, 198.51.100.7"));
-		assertThat(XFF.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(XFF, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -267,16 +267,16 @@ class ClientIpHeadersAndNetworksTests {
 		ClientIpResolver container = ClientIpResolver.builder().source(ClientIpSource.CONTAINER).build();
 		MockHttpServletRequest request = request("198.51.100.7");
 		request.setAttribute(ClientIpResolver.PEER_ADDRESS_ATTRIBUTE, "10.0.0.1");
-		assertThat(container.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(container, request)).isEqualTo("198.51.100.7");
 		request.setRemoteAddr("garbage-1");
-		assertThat(container.resolve(request)).as("not an address: the peer").isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(container, request)).as("not an address: the peer").isEqualTo("10.0.0.1");
 		HttpServletRequest wrapped = new HttpServletRequestWrapper(request("127.0.0.1")) {
 			@Override
 			public String getRemoteAddr() {
 				return "2001:db8:1:2::3";
 			}
 		};
-		assertThat(container.resolve(wrapped)).isEqualTo("2001:db8:1:2::/64");
+		assertThat(ServletClientIps.resolve(container, wrapped)).isEqualTo("2001:db8:1:2::/64");
 		assertThat(container.readsForwardingHeader()).isFalse();
 		assertThat(XFF.readsForwardingHeader()).isTrue();
 		assertThat(ClientIpResolver.builder().build().readsForwardingHeader()).isFalse();

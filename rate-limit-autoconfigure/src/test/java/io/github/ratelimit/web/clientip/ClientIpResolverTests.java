@@ -39,170 +39,170 @@ class ClientIpResolverTests {
 	@Test
 	void withoutTrustedProxiesIgnoresForwardedFor() {
 		MockHttpServletRequest request = request("203.0.113.9", "198.51.100.1");
-		assertThat(UNTRUSTING.resolve(request)).isEqualTo("203.0.113.9");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request)).isEqualTo("203.0.113.9");
 	}
 
 	@Test
 	void withoutTrustedProxiesIgnoresForwardedForEvenFromPrivateAddress() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.1");
-		assertThat(UNTRUSTING.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request)).isEqualTo("10.0.0.1");
 	}
 
 	@Test
 	void untrustedRemoteWithSpoofedForwardedForIsIgnored() {
 		MockHttpServletRequest request = request("203.0.113.9", "10.0.0.5, 198.51.100.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("203.0.113.9");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("203.0.113.9");
 	}
 
 	@Test
 	void trustedRemoteWithoutForwardedForIsTheClient() {
 		MockHttpServletRequest request = request("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("10.0.0.1");
 	}
 
 	@Test
 	void trustedProxyWithSingleHop() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.7");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void trustedProxyChainWithSeveralHops() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.7, 203.0.113.4, 192.168.1.1, 10.2.3.4");
 		// 10.2.3.4 and 192.168.1.1 are trusted; 203.0.113.4 is the first one that is not.
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("203.0.113.4");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("203.0.113.4");
 	}
 
 	@Test
 	void multipleHeaderInstancesFormOneList() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.7, 203.0.113.4", "192.168.1.1",
 				"10.9.9.9 ,10.8.8.8");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("203.0.113.4");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("203.0.113.4");
 	}
 
 	@Test
 	void multipleHeaderInstancesAreWalkedFromTheLastOne() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.7", "10.0.0.2", "203.0.113.4", "10.0.0.3");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("203.0.113.4");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("203.0.113.4");
 	}
 
 	@Test
 	void allHopsTrustedGivesLeftMost() {
 		MockHttpServletRequest request = request("10.0.0.1", "192.168.0.9, 10.1.1.1", "10.2.2.2");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("192.168.0.9");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("192.168.0.9");
 	}
 
 	@Test
 	void malformedHopEndsTheWalk() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.7, garbage, 10.2.2.2, 10.3.3.3");
 		// Whatever lies left of the garbage cannot be attributed to a trusted proxy.
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("10.2.2.2");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("10.2.2.2");
 	}
 
 	@Test
 	void malformedRightMostHopGivesRemoteAddress() {
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, unknown"))).isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 127.1"))).isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 1.2.3.4:")))
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "198.51.100.7, unknown"))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "198.51.100.7, 127.1"))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "198.51.100.7, 1.2.3.4:")))
 			.isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, 1.2.3.4:65536")))
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "198.51.100.7, 1.2.3.4:65536")))
 			.isEqualTo("10.0.0.1");
 	}
 
 	@Test
 	void emptyHopEndsTheWalk() {
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7,,10.2.2.2"))).isEqualTo("10.2.2.2");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "198.51.100.7, "))).isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", ""))).isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", ","))).isEqualTo("10.0.0.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", ", 198.51.100.7"))).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "198.51.100.7,,10.2.2.2"))).isEqualTo("10.2.2.2");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "198.51.100.7, "))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", ""))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", ","))).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", ", 198.51.100.7"))).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void malformedHopBetweenHeaderInstancesEndsTheWalk() {
 		MockHttpServletRequest request = request("10.0.0.1", "198.51.100.7", "nonsense", "10.2.2.2");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("10.2.2.2");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("10.2.2.2");
 	}
 
 	@Test
 	void spoofedLeftMostEntryIsNotBelieved() {
 		// The client sent "X-Forwarded-For: 1.1.1.1"; the trusted proxy appended the real client.
 		MockHttpServletRequest request = request("10.0.0.1", "1.1.1.1, 198.51.100.7");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void spoofedTrustedLookingEntryIsNotBelievedBeyondRealClient() {
 		// The client pretends to be behind a trusted proxy: the walk stops at the real client first.
 		MockHttpServletRequest request = request("10.0.0.1", "10.6.6.6, 198.51.100.7");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void trustedIpv6ProxyWithIpv6Client() {
 		MockHttpServletRequest request = request("fd00::1", "2001:DB8:0:0:0:0:0:42, fd12::7");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("2001:db8::42");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("2001:db8::42");
 	}
 
 	@Test
 	void ipv6RemoteOutsideTrustedRangeIsTheClient() {
 		MockHttpServletRequest request = request("fe00::1", "2001:db8::42");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("fe00::1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("fe00::1");
 	}
 
 	@Test
 	void ipv6IsNormalised() {
-		assertThat(UNTRUSTING.resolve(request("0:0:0:0:0:0:0:1"))).isEqualTo("::1");
-		assertThat(UNTRUSTING.resolve(request("::0001"))).isEqualTo("::1");
-		assertThat(UNTRUSTING.resolve(request("[::1]"))).isEqualTo("::1");
-		assertThat(UNTRUSTING.resolve(request("2001:0DB8:0000:0000:0000:0000:0000:0001"))).isEqualTo("2001:db8::1");
-		assertThat(TRUSTING_PRIVATE.resolve(request("10.0.0.1", "[2001:db8::0001]"))).isEqualTo("2001:db8::1");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request("0:0:0:0:0:0:0:1"))).isEqualTo("::1");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request("::0001"))).isEqualTo("::1");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request("[::1]"))).isEqualTo("::1");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request("2001:0DB8:0000:0000:0000:0000:0000:0001"))).isEqualTo("2001:db8::1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("10.0.0.1", "[2001:db8::0001]"))).isEqualTo("2001:db8::1");
 	}
 
 	@Test
 	void ipv4MappedIsNormalisedToIpv4() {
-		assertThat(UNTRUSTING.resolve(request("::ffff:1.2.3.4"))).isEqualTo("1.2.3.4");
-		assertThat(UNTRUSTING.resolve(request("0:0:0:0:0:ffff:102:304"))).isEqualTo("1.2.3.4");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request("::ffff:1.2.3.4"))).isEqualTo("1.2.3.4");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request("0:0:0:0:0:ffff:102:304"))).isEqualTo("1.2.3.4");
 	}
 
 	@Test
 	void ipv4MappedRemoteMatchesIpv4TrustedRange() {
 		MockHttpServletRequest request = request("::ffff:10.0.0.1", "::ffff:198.51.100.7");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
 	void ipv4ProxyForwardingForIpv6Client() {
 		MockHttpServletRequest request = request("10.0.0.1", "2001:db8::1");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("2001:db8::1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("2001:db8::1");
 	}
 
 	@Test
 	void unparsableRemoteAddressIsReturnedTrimmedAndTruncated() {
-		assertThat(UNTRUSTING.resolve(request(" /var/run/app.sock "))).isEqualTo("/var/run/app.sock");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request(" /var/run/app.sock "))).isEqualTo("/var/run/app.sock");
 		String longRemote = "x".repeat(200);
-		assertThat(TRUSTING_PRIVATE.resolve(request(longRemote, "198.51.100.7"))).isEqualTo("x".repeat(64));
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request(longRemote, "198.51.100.7"))).isEqualTo("x".repeat(64));
 	}
 
 	@Test
 	void missingRemoteAddressIsUnknown() {
-		assertThat(UNTRUSTING.resolve(request(null))).isEqualTo("unknown");
-		assertThat(UNTRUSTING.resolve(request(""))).isEqualTo("unknown");
-		assertThat(TRUSTING_PRIVATE.resolve(request("  ", "198.51.100.7"))).isEqualTo("unknown");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request(null))).isEqualTo("unknown");
+		assertThat(ServletClientIps.resolve(UNTRUSTING, request(""))).isEqualTo("unknown");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request("  ", "198.51.100.7"))).isEqualTo("unknown");
 	}
 
 	@Test
 	void hostNameInForwardedForIsMalformed() {
 		MockHttpServletRequest request = request("10.0.0.1", "localhost");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("10.0.0.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("10.0.0.1");
 		request = request("10.0.0.1", "198.51.100.7, example.com, 10.1.1.1");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("10.1.1.1");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("10.1.1.1");
 	}
 
 	@Test
 	void trustEverythingStillStopsAtLeftMostValid() {
 		ClientIpResolver resolver = resolver("0.0.0.0/0", "::/0");
-		assertThat(resolver.resolve(request("203.0.113.9", "1.1.1.1, 2.2.2.2"))).isEqualTo("1.1.1.1");
+		assertThat(ServletClientIps.resolve(resolver, request("203.0.113.9", "1.1.1.1, 2.2.2.2"))).isEqualTo("1.1.1.1");
 	}
 
 	@Test
@@ -212,7 +212,7 @@ class ClientIpResolverTests {
 			.mapToObj((i) -> "10." + (i / 65536 % 256) + "." + (i / 256 % 256) + "." + (i % 256))
 			.collect(Collectors.joining(", "));
 		MockHttpServletRequest request = request("10.0.0.1", spoofed + ", 198.51.100.7");
-		String client = TRUSTING_PRIVATE.resolve(request);
+		String client = ServletClientIps.resolve(TRUSTING_PRIVATE, request);
 		assertThat(client).isEqualTo("198.51.100.7");
 	}
 
@@ -223,7 +223,7 @@ class ClientIpResolverTests {
 			hops.add("10.0." + (i / 256) + "." + (i % 256));
 		}
 		MockHttpServletRequest request = request("10.0.0.1", String.join(",", hops));
-		String client = TRUSTING_PRIVATE.resolve(request);
+		String client = ServletClientIps.resolve(TRUSTING_PRIVATE, request);
 		// Only the right-most 64 are considered; the left-most of those wins.
 		assertThat(client).isEqualTo(hops.get(10_000 - ClientIpResolver.MAX_HOPS));
 	}
@@ -236,7 +236,7 @@ class ClientIpResolverTests {
 		}
 		values[0] = "198.51.100.7";
 		MockHttpServletRequest request = request("10.0.0.1", values);
-		String client = TRUSTING_PRIVATE.resolve(request);
+		String client = ServletClientIps.resolve(TRUSTING_PRIVATE, request);
 		assertThat(client).isEqualTo(values[values.length - ClientIpResolver.MAX_HOPS]);
 	}
 
@@ -249,7 +249,7 @@ class ClientIpResolverTests {
 				"1.2.3.4:" + ":".repeat(1000));
 		for (String value : hostile) {
 			MockHttpServletRequest request = request("10.0.0.1", value);
-			String client = TRUSTING_PRIVATE.resolve(request);
+			String client = ServletClientIps.resolve(TRUSTING_PRIVATE, request);
 			assertThat(client).as(value.substring(0, Math.min(20, value.length()))).isIn("10.0.0.1", "1.2.3.4", "::1");
 		}
 	}
@@ -257,7 +257,7 @@ class ClientIpResolverTests {
 	@Test
 	void whitespaceAroundHopsIsTrimmed() {
 		MockHttpServletRequest request = request("10.0.0.1", "  198.51.100.7  ,\t10.1.1.1 ");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("198.51.100.7");
 	}
 
 	@Test
@@ -334,10 +334,10 @@ class ClientIpResolverTests {
 		assertThat(keyResolvers.forSpec("#{ip}", "test").read(new ServletRequestView(new HttpServletRequestWrapper(request),
 				TRUSTING_PRIVATE))).endsWith("203.0.113.4");
 		assertThat(keyResolvers.forSpec("header:X-Api-Key", "test").read(view)).isEqualTo("ip:203.0.113.4");
-		assertThat(TRUSTING_PRIVATE.resolveAddress(request)).isEqualTo(InetAddresses.parse("203.0.113.4"));
+		assertThat(ServletClientIps.resolveAddress(TRUSTING_PRIVATE, request)).isEqualTo(InetAddresses.parse("203.0.113.4"));
 		assertThat(reads).hasValue(1);
 		// Another resolver (another application, other proxies) walks it again, for itself.
-		assertThat(resolver("10.0.0.0/8", "203.0.113.0/24").resolve(request)).isEqualTo("6.6.6.6");
+		assertThat(ServletClientIps.resolve(resolver("10.0.0.0/8", "203.0.113.0/24"), request)).isEqualTo("6.6.6.6");
 		assertThat(reads).hasValue(2);
 	}
 
@@ -371,15 +371,15 @@ class ClientIpResolverTests {
 				// Keeps nothing.
 			}
 		};
-		assertThat(TRUSTING_PRIVATE.resolve(rewriting)).as("first through the wrapper").isEqualTo("198.51.100.7");
-		assertThat(TRUSTING_PRIVATE.resolve(request)).isEqualTo("198.51.100.7");
-		assertThat(TRUSTING_PRIVATE.resolve(new HttpServletRequestWrapper(rewriting))).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, rewriting)).as("first through the wrapper").isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, request)).isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, new HttpServletRequestWrapper(rewriting))).isEqualTo("198.51.100.7");
 		MockHttpServletRequest forged = request("10.0.0.1", "198.51.100.7");
 		forged.setAttribute(walk, "5.5.5.5");
-		assertThat(TRUSTING_PRIVATE.resolve(forged)).as("not a walk of ours").isEqualTo("198.51.100.7");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, forged)).as("not a walk of ours").isEqualTo("198.51.100.7");
 		// What a container integration records afterwards is walked anew.
 		forged.setAttribute(ClientIpResolver.FORWARDING_HEADER_ATTRIBUTE, List.of("198.51.100.9"));
-		assertThat(TRUSTING_PRIVATE.resolve(forged)).isEqualTo("198.51.100.9");
+		assertThat(ServletClientIps.resolve(TRUSTING_PRIVATE, forged)).isEqualTo("198.51.100.9");
 	}
 
 	private static ClientIpResolver resolver(String... cidrs) {

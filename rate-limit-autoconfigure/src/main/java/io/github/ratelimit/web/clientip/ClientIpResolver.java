@@ -3,7 +3,6 @@ package io.github.ratelimit.web.clientip;
 import java.net.InetAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Objects;

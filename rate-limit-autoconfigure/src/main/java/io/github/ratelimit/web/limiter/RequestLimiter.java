@@ -23,7 +23,7 @@ import io.github.ratelimit.web.policy.RateLimitExemptions;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
- * Decides a request's policies into {@link Check}s, for its {@link RateLimitExchange}; holds no state of
+ * Decides a request's policies into {@link Check}s, for its exchange (on either web stack); holds no state of
  * any request. Two steps:
  * <ol>
  * <li>{@link #decide} when the request arrives: every enforced policy takes its tokens, all or nothing,

@@ -1,23 +1,15 @@
 package io.github.ratelimit.web.servlet;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 import org.apache.catalina.Valve;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.tomcat.TomcatWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -30,27 +22,15 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 import org.springframework.web.servlet.handler.MappedInterceptor;
 
-import io.github.ratelimit.actuate.endpoint.RateLimitsEndpoint;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.core.RateLimitClock;
-import io.github.ratelimit.core.RateLimitConfigurationException;
-import io.github.ratelimit.core.RateLimitStore;
-import io.github.ratelimit.core.SharedPolicyOverrides;
-import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
-import io.github.ratelimit.web.limiter.MicrometerDecisionRecorder;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
-import io.github.ratelimit.web.limiter.RejectionLog;
 import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.AnnotatedEndpoints;
-import io.github.ratelimit.web.policy.ChangeFieldsCheck;
-import io.github.ratelimit.web.policy.ConfiguredLimits;
-import io.github.ratelimit.web.policy.PolicyRefresh;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
-import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 
 /**

@@ -356,7 +356,8 @@ public class KeyResolversTests {
 		MockMultipartHttpServletRequest request = new MockMultipartHttpServletRequest();
 		request.setContentType("multipart/form-data; boundary=x");
 		request.addPart(new MockPart("u", "victim.txt", "victim".getBytes()));
-		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> this.keyResolvers.forSpec("param:u", "test").read(view(request)))
+		assertThatExceptionOfType(UnreadableRequestException.class)
+			.isThrownBy(() -> this.keyResolvers.forSpec("param:u", "test").read(view(request)))
 			.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("parameter 'u' is sent as a file part"));
 		MockMultipartHttpServletRequest field = new MockMultipartHttpServletRequest();
 		field.setContentType("multipart/form-data; boundary=x");

@@ -29,4 +29,15 @@ public interface SharedPolicyOverrides {
 	 * @param listener receives every override in force
 	 */
 	void listenToOverrides(Consumer<Map<String, String>> listener);
+
+	/**
+	 * Tells whether the overrides a listener is being given are still current, asked by the listener while it
+	 * holds its own lock (which this instance's {@link #storeOverride} is called under): a snapshot read before
+	 * this instance's last write would put a policy back as it was. The store then reads again.
+	 * @param overrides what the listener was given
+	 * @return {@code false} when they were read before a write this instance made since; {@code true} by default
+	 */
+	default boolean isCurrent(Map<String, String> overrides) {
+		return true;
+	}
 }

@@ -88,6 +88,9 @@ final class RedisOverrides implements AutoCloseable {
 
 	private volatile @Nullable Consumer<Map<String, String>> listener;
 
+	/** The counter read with the hash the listener is being given; {@link Long#MAX_VALUE} between deliveries. */
+	private volatile long delivering = Long.MAX_VALUE;
+
 	/**
 	 * @param factory the application's connections
 	 * @param keyPrefix the store's key prefix
@@ -233,7 +236,13 @@ final class RedisOverrides implements AutoCloseable {
 					this.onChange.run();
 				}
 				if (to != null) {
-					to.accept(overrides);
+					this.delivering = seen;
+					try {
+						to.accept(overrides);
+					}
+					finally {
+						this.delivering = Long.MAX_VALUE;
+					}
 				}
 			}
 		}
@@ -242,6 +251,15 @@ final class RedisOverrides implements AutoCloseable {
 				warnDown(ex.getMessage());
 			}
 		}
+	}
+
+	/**
+	 * Whether the hash the listener is being given was read after this instance's last write: asked by the
+	 * listener under its lock, which a write's caller holds until the write landed (a check before the delivery
+	 * would let a write slip in between).
+	 */
+	boolean isCurrent() {
+		return this.delivering >= this.written.get();
 	}
 
 	/** On the watching thread: notices polls that wait for an answer (see the class description). */

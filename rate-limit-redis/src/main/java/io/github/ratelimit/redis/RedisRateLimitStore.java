@@ -296,6 +296,15 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
+	 * Tells whether the runtime changes being handed to the listener were read after this instance's last
+	 * change: a poll that read Redis before it must not put a policy back as it was (the next poll reads again).
+	 */
+	@Override
+	public boolean isCurrent(Map<String, String> overrides) {
+		return this.overrides.isCurrent();
+	}
+
+	/**
 	 * Deletes every budget's key of this store's prefix ({@code <keyPrefix>{*:*}}, found with {@code SCAN},
 	 * deleted with {@code UNLINK}; on Redis Cluster on every master; the runtime changes of policies stay,
 	 * as every instance holds them), and forgets the rejections kept in

@@ -148,6 +148,11 @@ public final class RateLimitPolicies {
 
 	/** The overrides every instance shares, as the store holds them now: applies those that differ. */
 	private synchronized void applyShared(Map<String, String> stored) {
+		SharedPolicyOverrides overrides = this.shared;
+		if (overrides != null && !overrides.isCurrent(stored)) {
+			// Read before a change made here landed (its caller held this lock): the store reads again.
+			return;
+		}
 		boolean startUp = !this.read;
 		this.read = true;
 		for (RateLimitPolicy policy : this.byName.values()) {

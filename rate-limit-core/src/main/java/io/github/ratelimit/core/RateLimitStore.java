@@ -58,13 +58,15 @@ public interface RateLimitStore {
 	}
 
 	/**
-	 * {@link #admitAll(List)}, as a step that may complete later: a caller that must not block (a reactive
-	 * web stack, a request that waits without a thread) goes on when it completes; one that may block waits
-	 * for it. The stage completes with the receipts, or exceptionally with what {@code admitAll} would
-	 * have thrown.
+	 * {@link #admitAll(List)} without blocking the caller: a caller that must not block (a reactive web
+	 * application's event loop) goes on when the stage completes. The stage completes with the receipts, or
+	 * exceptionally with what {@code admitAll} would have thrown.
 	 * <p>
-	 * This default completes it at once, on the calling thread; a store that asks a server over the network
-	 * may complete it when the reply arrives.
+	 * This default calls {@code admitAll} on the calling thread, so it blocks when that does: the reactive
+	 * side calls it on Reactor's bounded elastic scheduler, except for {@link CaffeineRateLimitStore}, whose
+	 * calls are CPU only. A store that overrides this method promises not to block in it (a network client's
+	 * call that completes the stage when the reply arrives, as the Redis store's on Lettuce): the reactive side
+	 * then calls it on the event loop.
 	 * @param acquisitions the budgets, in the order they are asked
 	 * @return the receipts, as {@link #admitAll(List)} returns them
 	 */

@@ -4,12 +4,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -17,9 +16,8 @@ import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * Runs scripts through any {@link RedisConnectionFactory} (Jedis, or another client), whose calls
- * block: each call runs on a bounded pool, and the calling thread waits for it only until the
- * deadline (a call left running past it reports its reply to the caller's late-reply handler). A call
- * that finds the pool full fails at once rather than queue behind a stuck Redis. Thread-safe.
+ * block: each call runs on a bounded pool, never on the caller's thread. A call that finds the pool full
+ * fails at once rather than queue behind a stuck Redis. Thread-safe.
  */
 final class ConnectionScriptRunner implements ScriptRunner {
 
@@ -37,13 +35,17 @@ final class ConnectionScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
-			@Nullable Consumer<List<Long>> lateReply) throws Exception {
+	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args) {
 		byte[][] keysAndArgs = new byte[keys.length + args.length][];
 		System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
 		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
-		return ScriptRunner.await(CompletableFuture.supplyAsync(() -> call(script, keys.length, keysAndArgs), this.executor),
-				deadline, lateReply);
+		try {
+			return CompletableFuture.supplyAsync(() -> ScriptRunner.integers(call(script, keys.length, keysAndArgs)),
+					this.executor);
+		}
+		catch (RejectedExecutionException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	@Override

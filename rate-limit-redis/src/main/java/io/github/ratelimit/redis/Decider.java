@@ -3,11 +3,11 @@ package io.github.ratelimit.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -68,9 +68,19 @@ final class Decider {
 
 	/**
 	 * Decides one request, all or nothing: a rejection Redis answered lately for a single acquisition, else
-	 * Redis, else on-failure. An acquisition of a concurrency limit takes a lease, kept while allowed.
+	 * Redis, else on-failure. An acquisition of a concurrency limit takes a lease, kept while allowed. The
+	 * caller's thread waits for Redis until the deadline, and makes the outcome.
 	 */
 	Outcome decide(List<Acquisition> acquisitions, ScriptOp op, long deadline) {
+		return decide(acquisitions, op, deadline, false).join();
+	}
+
+	/** {@link #decide(List, ScriptOp, long)} without blocking: the outcome is made when Redis answers, or fails. */
+	CompletableFuture<Outcome> decideAsync(List<Acquisition> acquisitions, ScriptOp op, long deadline) {
+		return decide(acquisitions, op, deadline, true);
+	}
+
+	private CompletableFuture<Outcome> decide(List<Acquisition> acquisitions, ScriptOp op, long deadline, boolean async) {
 		// Never for a concurrency limit (RejectionCache#applies): its slots come back when requests end.
 		// Nor for an acquisition that may ban: its rejections count towards the ban in Redis.
 		boolean cacheable = op == ScriptOp.ACQUIRE && acquisitions.size() == 1 && this.rejections.applies(acquisitions.get(0))
@@ -79,24 +89,29 @@ final class Decider {
 		Decision cached = cacheable ? this.rejections.find(acquisitions.get(0), sent) : null;
 		if (cached != null) {
 			this.cachedRejections.increment();
-			return new Outcome(List.of(cached), 0, null);
+			return CompletableFuture.completedFuture(new Outcome(List.of(cached), 0, null));
 		}
 		byte[][] keys = this.codec.keys(acquisitions);
 		Leases.Lease[] leases = (op == ScriptOp.ACQUIRE) ? this.leases.take(acquisitions, keys) : null;
-		Outcome outcome = decide(acquisitions, op, deadline, keys, leases);
-		boolean allowed = outcome.decisions().stream().allMatch(Decision::isAllowed);
-		if (leases != null && !allowed) {
-			this.leases.forget(acquisitions, leases);
-		}
-		if (cacheable && !allowed && outcome.fallback() == null) {
-			this.rejections.put(acquisitions.get(0), outcome.first(), sent);
-		}
-		return outcome;
+		return decide(acquisitions, op, deadline, keys, leases, async).thenApply((outcome) -> {
+			boolean allowed = outcome.decisions().stream().allMatch(Decision::isAllowed);
+			if (leases != null && !allowed) {
+				this.leases.forget(acquisitions, leases);
+			}
+			if (cacheable && !allowed && outcome.fallback() == null) {
+				this.rejections.put(acquisitions.get(0), outcome.first(), sent);
+			}
+			return outcome;
+		});
 	}
 
-	private Outcome decide(List<Acquisition> acquisitions, ScriptOp op, long deadline, byte[][] keys,
-			Leases.Lease @Nullable [] leases) {
+	/** Completed already when not {@code async}: the caller's thread waited. */
+	private CompletableFuture<Outcome> decide(List<Acquisition> acquisitions, ScriptOp op, long deadline, byte[][] keys,
+			Leases.Lease @Nullable [] leases, boolean async) {
 		RedisNode node = this.nodes.node(keys[0]);
+		if (!node.breaker().tryPass()) {
+			return CompletableFuture.completedFuture(this.fallback.decide(acquisitions, op, leases));
+		}
 		// Only acquisitions charge: they carry a deadline in the node's time, and a late reply that shows
 		// tokens taken anyway is given back. A late release or check is harmless.
 		long serverDeadline = (op == ScriptOp.ACQUIRE) ? this.nodes.clock.deadline(node, deadline) : ServerClock.NONE;
@@ -104,9 +119,17 @@ final class Decider {
 		// Nor with a ban, which the batch formats do not carry.
 		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescer != null && this.runner.canSend()
 				&& this.nodes.oneLane(keys) && !ScriptCodec.bans(acquisitions);
-		ReplyPart reply = !node.breaker().tryPass() ? null
-				: coalesce ? coalesced(node, acquisitions, keys, serverDeadline, deadline)
-						: alone(node, op, acquisitions, keys, serverDeadline, leases, deadline);
+		Sent call = coalesce ? coalesced(node, acquisitions, keys, serverDeadline)
+				: alone(node, op, acquisitions, keys, serverDeadline, leases);
+		if (!async) {
+			return CompletableFuture.completedFuture(outcome(node, acquisitions, op, leases, call.await(deadline)));
+		}
+		return call.reply(deadline).thenApply((reply) -> outcome(node, acquisitions, op, leases, reply));
+	}
+
+	/** Redis' outcome when it answered in time, else on-failure's. */
+	private Outcome outcome(RedisNode node, List<Acquisition> acquisitions, ScriptOp op, Leases.Lease @Nullable [] leases,
+			@Nullable ReplyPart reply) {
 		if (reply != null && reply.isPastDeadline()) {
 			this.nodes.onError(node, new TimeoutException("Redis ran the call after its deadline"));
 			reply = null;
@@ -119,54 +142,105 @@ final class Decider {
 				(op == ScriptOp.ACQUIRE && ScriptCodec.bans(acquisitions)) ? reply.bans(acquisitions.size()) : null);
 	}
 
-	/** A call of the request's own; {@code null} when it failed (counted). */
-	private @Nullable ReplyPart alone(RedisNode node, ScriptOp op, List<Acquisition> acquisitions, byte[][] keys,
-			long serverDeadline, Leases.Lease @Nullable [] leases, long deadline) {
-		Consumer<List<Long>> late = (op != ScriptOp.ACQUIRE) ? null
-				: (reply) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, leases, ReplyPart.of(reply));
-		try {
-			return this.nodes.run(this.codec.call(op, acquisitions, keys, ScriptCodec.deadlineArg(serverDeadline), leases),
-					node, deadline, late);
-		}
-		catch (Exception ex) {
-			this.nodes.onError(node, ex);
-			return null;
-		}
+	/** A call of the request's own. */
+	private Sent alone(RedisNode node, ScriptOp op, List<Acquisition> acquisitions, byte[][] keys, long serverDeadline,
+			Leases.Lease @Nullable [] leases) {
+		ScriptCodec.Call call = this.codec.call(op, acquisitions, keys, ScriptCodec.deadlineArg(serverDeadline), leases);
+		CompletableFuture<List<Long>> reply = this.runner.call(call.script(), call.keys(), call.args());
+		// An acquisition's late reply shows what to give back; a late release or check is cancelled, if still queued.
+		Runnable giveUp = (op != ScriptOp.ACQUIRE) ? () -> reply.cancel(false)
+				: () -> reply.thenAccept((late) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, leases,
+						ReplyPart.of(late)));
+		return new Sent(node, reply.thenApply(ReplyPart::of), null, giveUp);
 	}
 
 	/**
-	 * Decides with the next call of the key's lane (see {@link Coalescer}): at once when the lane is idle;
-	 * {@code null} when it failed, counted once per call by the first of its requests to see it.
+	 * Decides with the next call of the key's lane (see {@link Coalescer}): at once when the lane is idle. Its
+	 * failure is counted once per call, by the first of its requests to see it.
 	 */
-	private @Nullable ReplyPart coalesced(RedisNode node, List<Acquisition> acquisitions, byte[][] keys,
-			long serverDeadline, long deadline) {
+	private Sent coalesced(RedisNode node, List<Acquisition> acquisitions, byte[][] keys, long serverDeadline) {
 		// The deadline's argument is written here, on the caller's thread, not on the client's one that sends batches.
 		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline,
 				ScriptCodec.deadlineArg(serverDeadline), Receipt.NO_MARK);
-		long sent = System.nanoTime();
-		this.coalescer.submit(this.nodes.lane(keys[0]), pending);
-		Exception failure;
-		try {
-			ReplyPart reply = pending.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-			this.nodes.clock.learn(node, sent, reply);
-			return reply;
-		}
-		catch (TimeoutException | InterruptedException ex) {
+		Sent sent = new Sent(node, pending.reply, pending, () -> {
 			pending.abandoned = true;
 			pending.reply.thenAccept((late) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, null, late));
-			failure = ex;
+		});
+		this.coalescer.submit(this.nodes.lane(keys[0]), pending);
+		return sent;
+	}
+
+	/**
+	 * A script call on its way, waited for until a deadline: by the caller's thread ({@link #await}), or without
+	 * blocking ({@link #reply}). Either way a reply teaches the node's clock, and a failure or a reply too late
+	 * gives up on it and counts once.
+	 */
+	private final class Sent {
+
+		private final RedisNode node;
+
+		private final CompletableFuture<ReplyPart> reply;
+
+		/** Its coalesced request; {@code null} for a call of its own. */
+		private final Coalescer.@Nullable Pending pending;
+
+		/** What giving up on the reply does: a late reply is read, or the call cancelled. */
+		private final Runnable giveUp;
+
+		private final long sentAt = System.nanoTime();
+
+		Sent(RedisNode node, CompletableFuture<ReplyPart> reply, Coalescer.@Nullable Pending pending, Runnable giveUp) {
+			this.node = node;
+			this.reply = reply;
+			this.pending = pending;
+			this.giveUp = giveUp;
 		}
-		catch (ExecutionException ex) {
-			failure = (ex.getCause() instanceof Exception cause) ? cause : ex;
+
+		@Nullable ReplyPart await(long deadline) {
+			try {
+				return answered(this.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return failed(ex);
+			}
+			catch (ExecutionException ex) {
+				return failed(ex.getCause());
+			}
+			catch (TimeoutException ex) {
+				return failed(ex);
+			}
 		}
-		// Never sent (its lane was busy: no batch), or its call's failure is counted by another request.
-		if (pending.countsFailure()) {
-			this.nodes.onError(node, failure);
+
+		CompletableFuture<@Nullable ReplyPart> reply(long deadline) {
+			long remaining = deadline - System.nanoTime();
+			if (remaining <= 0 && !this.reply.isDone()) {
+				return CompletableFuture.completedFuture(failed(new TimeoutException("Redis did not answer in time")));
+			}
+			// A copy times out, not the reply itself: a late reply must still be read.
+			return this.reply.copy()
+				.orTimeout(remaining, TimeUnit.NANOSECONDS)
+				.handle((reply, failure) -> (failure == null) ? answered(reply)
+						: failed((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+								: failure));
 		}
-		else if (failure instanceof InterruptedException) {
-			Thread.currentThread().interrupt();
+
+		private ReplyPart answered(ReplyPart reply) {
+			Decider.this.nodes.clock.learn(this.node, this.sentAt, reply);
+			return reply;
 		}
-		return null;
+
+		private @Nullable ReplyPart failed(Throwable failure) {
+			if (failure instanceof TimeoutException || failure instanceof InterruptedException) {
+				this.giveUp.run();
+			}
+			// Never sent (its lane was busy: no batch), or its call's failure is counted by another request.
+			if (this.pending == null || this.pending.countsFailure()) {
+				Decider.this.nodes.onError(this.node, (failure instanceof Exception ex) ? ex : new IllegalStateException(failure));
+			}
+			return null;
+		}
+
 	}
 
 	/**
@@ -175,20 +249,25 @@ final class Decider {
 	 * (on-failure allowed it without a slot).
 	 */
 	Decision release(Acquisition acquisition, long deadline) {
+		return releaseAsync(acquisition, deadline).join();
+	}
+
+	private CompletableFuture<Decision> releaseAsync(Acquisition acquisition, long deadline) {
 		List<Acquisition> one = List.of(acquisition);
 		if (!Leases.isConcurrency(acquisition)) {
 			this.rejections.drop(acquisition.limitId(), acquisition.key());
-			return decide(one, ScriptOp.RELEASE, deadline).first();
+			return decideAsync(one, ScriptOp.RELEASE, deadline).thenApply(Outcome::first);
 		}
 		Leases.Lease lease = this.leases.remove(acquisition);
 		Limit limit = acquisition.limit();
 		if (lease == null || lease.where == Receipt.Place.NOWHERE) {
-			return Decision.allowed(limit.limit(), limit.limit(), 0, 0);
+			return CompletableFuture.completedFuture(Decision.allowed(limit.limit(), limit.limit(), 0, 0));
 		}
 		if (lease.where == Receipt.Place.LOCAL) {
-			return this.fallback.localStore.release(acquisition);
+			return CompletableFuture.completedFuture(this.fallback.localStore.release(acquisition));
 		}
-		return decide(one, ScriptOp.RELEASE, deadline, this.codec.keys(one), new Leases.Lease[] { lease }).first();
+		return decide(one, ScriptOp.RELEASE, deadline, this.codec.keys(one), new Leases.Lease[] { lease }, true)
+			.thenApply(Outcome::first);
 	}
 
 	/** Says whether one call may decide all: one acquisition, Redis not a cluster, or keys of one slot. */
@@ -224,38 +303,71 @@ final class Decider {
 
 	/**
 	 * Admits several acquisitions, all or nothing, as {@link #decideAll} acquires them, with receipts (see
-	 * {@link RedisRateLimitStore#admitAll}); across slots, what was taken before a rejection is given back by
-	 * its receipt, awaited before the request is answered, and holds nothing afterwards.
+	 * {@link RedisRateLimitStore#admitAll}). The caller's thread waits.
 	 */
 	List<Receipt> admit(List<Acquisition> acquisitions) {
-		long deadline = deadline();
 		if (oneCall(acquisitions)) {
-			return this.fallback.mirrored(decide(acquisitions, ScriptOp.ACQUIRE, deadline).receipts(acquisitions), this::giveBack);
+			List<Receipt> receipts = decide(acquisitions, ScriptOp.ACQUIRE, deadline()).receipts(acquisitions);
+			return this.fallback.mirrored(receipts, this::giveBackLater);
 		}
-		List<Receipt> receipts = new ArrayList<>(acquisitions.size());
-		boolean refused = false;
-		for (Acquisition acquisition : acquisitions) {
-			// After a refusal no other budget's rejection counts towards its ban, as in one call.
-			List<Acquisition> one = List.of(refused ? Fallback.withoutBan(acquisition) : acquisition);
-			Receipt receipt = decide(one, ScriptOp.ACQUIRE, deadline).receipts(one).get(0);
-			receipts.add((one.get(0) == acquisition) ? receipt
-					: new Receipt(acquisition, receipt.decision(), receipt.mark(), receipt.place(), receipt.mirror()));
-			refused |= !receipt.decision().isAllowed();
-		}
-		if (!receipts.stream().allMatch((receipt) -> receipt.decision().isAllowed())) {
-			for (int i = 0; i < receipts.size(); i++) {
-				Receipt receipt = receipts.get(i);
-				if (receipt.holdsCost()) {
-					Decision after = giveBack(receipt, deadline, true);
-					receipts.set(i, new Receipt(receipt.acquisition(), (after != null) ? after : receipt.decision(),
-							Receipt.NO_MARK, Receipt.Place.NOWHERE));
-				}
-			}
-		}
-		return this.fallback.mirrored(receipts, this::giveBack);
+		return admitAsync(acquisitions).join();
 	}
 
-	void giveBack(Receipt receipt) {
+	/**
+	 * {@link #admit} without blocking. Across slots, one call after the other; what was taken before a
+	 * rejection is given back by its receipt, awaited (until the deadline) before the step completes, and holds
+	 * nothing afterwards.
+	 */
+	CompletableFuture<List<Receipt>> admitAsync(List<Acquisition> acquisitions) {
+		long deadline = deadline();
+		if (oneCall(acquisitions)) {
+			return decideAsync(acquisitions, ScriptOp.ACQUIRE, deadline)
+				.thenApply((outcome) -> this.fallback.mirrored(outcome.receipts(acquisitions), this::giveBackLater));
+		}
+		CompletableFuture<List<Receipt>> taken = CompletableFuture.completedFuture(new ArrayList<>(acquisitions.size()));
+		for (Acquisition acquisition : acquisitions) {
+			taken = taken.thenCompose((receipts) -> {
+				// After a refusal no other budget's rejection counts towards its ban, as in one call.
+				boolean refused = !receipts.stream().allMatch((receipt) -> receipt.decision().isAllowed());
+				List<Acquisition> one = List.of(refused ? Fallback.withoutBan(acquisition) : acquisition);
+				return decideAsync(one, ScriptOp.ACQUIRE, deadline).thenApply((outcome) -> {
+					Receipt receipt = outcome.receipts(one).get(0);
+					receipts.add((one.get(0) == acquisition) ? receipt
+							: new Receipt(acquisition, receipt.decision(), receipt.mark(), receipt.place(), receipt.mirror()));
+					return receipts;
+				});
+			});
+		}
+		return taken.thenCompose((receipts) -> allOrNothing(receipts, deadline))
+			.thenApply((receipts) -> this.fallback.mirrored(receipts, this::giveBackLater));
+	}
+
+	/** Gives back what a refused request's receipts took, each awaited until the deadline. */
+	private CompletableFuture<List<Receipt>> allOrNothing(List<Receipt> receipts, long deadline) {
+		if (receipts.stream().allMatch((receipt) -> receipt.decision().isAllowed())) {
+			return CompletableFuture.completedFuture(receipts);
+		}
+		Receipt[] settled = receipts.toArray(new Receipt[0]);
+		List<CompletableFuture<?>> givenBack = new ArrayList<>(settled.length);
+		for (int i = 0; i < settled.length; i++) {
+			Receipt receipt = settled[i];
+			if (receipt.holdsCost()) {
+				int at = i;
+				givenBack.add(giveBack(receipt, deadline, true).thenAccept((after) -> settled[at] = new Receipt(
+						receipt.acquisition(), (after != null) ? after : receipt.decision(), Receipt.NO_MARK,
+						Receipt.Place.NOWHERE)));
+			}
+		}
+		return CompletableFuture.allOf(givenBack.toArray(new CompletableFuture<?>[0])).thenApply((done) -> List.of(settled));
+	}
+
+	/** Gives back without waiting for Redis (see {@link #giveBack(Receipt, long, boolean)}), but for a release. */
+	@Nullable Decision giveBack(Receipt receipt) {
+		return giveBack(receipt, deadline(), false).join();
+	}
+
+	/** Gives back without waiting for anything. */
+	private void giveBackLater(Receipt receipt) {
 		giveBack(receipt, deadline(), false);
 	}
 
@@ -266,30 +378,24 @@ final class Decider {
 	 * when {@code await} (a rejected request's compensation, before it is answered).
 	 * @return the decision after a release or the local store's give-back, else {@code null}
 	 */
-	@Nullable Decision giveBack(Receipt receipt, long deadline, boolean await) {
+	private CompletableFuture<@Nullable Decision> giveBack(Receipt receipt, long deadline, boolean await) {
 		Acquisition acquisition = receipt.acquisition();
 		if (Leases.isConcurrency(acquisition)) {
-			return receipt.holdsCost() ? release(acquisition, deadline) : null;
+			return receipt.holdsCost() ? releaseAsync(acquisition, deadline) : CompletableFuture.completedFuture(null);
 		}
 		if (receipt.mirror() != null) {
 			this.fallback.localStore.giveBack(receipt.mirror());
 		}
 		if (receipt.place() == Receipt.Place.LOCAL) {
-			return receipt.holdsCost() ? this.fallback.localStore
-				.giveBack(new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE)) : null;
+			return CompletableFuture.completedFuture(receipt.holdsCost() ? this.fallback.localStore
+				.giveBack(new Receipt(acquisition, receipt.decision(), receipt.mark(), Receipt.Place.STORE)) : null);
 		}
 		CompletableFuture<Long> inRedis = this.giveBacks.inRedis(receipt);
-		try {
-			if (await) {
-				inRedis.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS);
-			}
+		if (!await) {
+			return CompletableFuture.completedFuture(null);
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// Still on its way (or lost: the attempt stays charged, never generous).
-		}
-		return null;
+		// Still on its way at the deadline (or lost): the attempt stays charged, never generous.
+		return inRedis.completeOnTimeout(-1L, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+			.thenApply((givenBack) -> null);
 	}
 }

@@ -3,13 +3,12 @@ package io.github.ratelimit.redis;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -22,9 +21,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Runs scripts on Lettuce's asynchronous API, on the connection the factory shares (or one dedicated
- * connection when the factory shares none): the calling thread waits on the reply future only until
- * the deadline, then cancels the command. Connecting happens on a background thread, so even the
- * first decision after start-up, with Redis away, waits no longer than the deadline. Thread-safe.
+ * connection when the factory shares none), never blocking the caller. Connecting happens on a background
+ * thread, so even the first decision after start-up, with Redis away, waits no longer than its deadline.
+ * Thread-safe.
  */
 final class LettuceScriptRunner implements ScriptRunner {
 
@@ -40,21 +39,22 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
-			@Nullable Consumer<List<Long>> lateReply) throws Exception {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
-		try {
-			return ScriptRunner.await(commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).toCompletableFuture(),
-					deadline, lateReply);
+	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args) {
+		Connection current = connected();
+		CompletableFuture<List<Long>> result = new CompletableFuture<>();
+		if (current != null) {
+			send(current.commands(), script, keys, args, result);
+			return result;
 		}
-		catch (Exception ex) {
-			if (!ScriptRunner.isNoScript(ex)) {
-				throw ex;
+		connection().whenComplete((connection, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally((failure instanceof CompletionException) ? failure.getCause() : failure);
 			}
-			// EVAL runs the script and caches it, so the next EVALSHA finds it.
-			return ScriptRunner.await(commands.eval(script.source(), ScriptOutputType.MULTI, keys, args).toCompletableFuture(),
-					deadline, lateReply);
-		}
+			else if (!result.isDone()) {
+				send(connection.commands(), script, keys, args, result);
+			}
+		});
+		return result;
 	}
 
 	@Override
@@ -79,10 +79,26 @@ final class LettuceScriptRunner implements ScriptRunner {
 		if (current == null) {
 			return null;
 		}
-		RedisClusterAsyncCommands<byte[], byte[]> commands = current.commands();
 		CompletableFuture<List<Long>> result = new CompletableFuture<>();
-		commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args).whenComplete((value, failure) -> {
+		send(current.commands(), script, keys, args, result);
+		return result;
+	}
+
+	/**
+	 * Sends {@code EVALSHA}, then {@code EVAL} after {@code NOSCRIPT}, completing {@code result}; cancelling
+	 * {@code result} cancels the command (one still queued, Redis away, is never sent).
+	 */
+	private static void send(RedisClusterAsyncCommands<byte[], byte[]> commands, LuaScript script, byte[][] keys,
+			byte[][] args, CompletableFuture<List<Long>> result) {
+		RedisFuture<Object> sent = commands.evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args);
+		result.whenComplete((value, failure) -> {
+			if (result.isCancelled()) {
+				sent.cancel(false);
+			}
+		});
+		sent.whenComplete((value, failure) -> {
 			if (failure != null && ScriptRunner.isNoScript(failure)) {
+				// EVAL runs the script and caches it, so the next EVALSHA finds it.
 				commands.eval(script.source(), ScriptOutputType.MULTI, keys, args)
 					.whenComplete((again, failed) -> complete(result, again, failed));
 			}
@@ -90,7 +106,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 				complete(result, value, failure);
 			}
 		});
-		return result;
 	}
 
 	/** Completes with the reply's integers, or with the call's failure (or the reply's: not all integers). */
@@ -118,16 +133,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 			}
 		}
 		return null;
-	}
-
-	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline) throws Exception {
-		CompletableFuture<Connection> current = connection();
-		try {
-			return current.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS).commands();
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
-		}
 	}
 
 	private CompletableFuture<Connection> connection() {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -352,6 +353,18 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	}
 
 	/**
+	 * {@link #admitAll(List)} without blocking the caller: the step completes on the Redis client's thread when
+	 * Redis answers, on a timer's when the timeout passes first (then on-failure decides), or at once (a
+	 * rejection kept in process, an open breaker). The same calls as {@code admitAll}: coalesced, with the same
+	 * deadlines, breakers and fallbacks. With a client whose calls block (Jedis) the calls run on the store's
+	 * bounded pool ({@link Builder#threads(int)}).
+	 */
+	@Override
+	public CompletionStage<List<Receipt>> admitAllAsync(List<Acquisition> acquisitions) {
+		return this.decider.admitAsync(acquisitions);
+	}
+
+	/**
 	 * Gives back what an admitted acquisition still holds (see {@link Receipt}) without waiting: taken in
 	 * Redis, a give-back script call is sent asynchronously, coalesced with others of its lane as decisions
 	 * are, and this method returns {@code null} at once; taken in the local store, that store gives back.
@@ -362,7 +375,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	 */
 	@Override
 	public @Nullable Decision giveBack(Receipt receipt) {
-		return this.decider.giveBack(receipt, this.decider.deadline(), false);
+		return this.decider.giveBack(receipt);
 	}
 
 	/**

@@ -18,7 +18,18 @@ import org.jspecify.annotations.Nullable;
 interface ScriptRunner extends AutoCloseable {
 
 	/**
-	 * Runs a script whose reply is an array of integers.
+	 * Runs a script whose reply is an array of integers, without blocking the caller: Lettuce sends it on its
+	 * connection (once connected), a client whose calls block runs it on a bounded pool.
+	 * @param script the script
+	 * @param keys its {@code KEYS}
+	 * @param args its {@code ARGV}
+	 * @return the integers to come, or the failure: Redis failed or refused, the reply was not integers, the
+	 * pool was full. Cancelling it before the command was sent keeps it from being sent.
+	 */
+	CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args);
+
+	/**
+	 * Runs a script whose reply is an array of integers, waiting for it until a deadline (see {@link #await}).
 	 * @param script the script
 	 * @param keys its {@code KEYS}
 	 * @param args its {@code ARGV}
@@ -29,8 +40,10 @@ interface ScriptRunner extends AutoCloseable {
 	 * @throws TimeoutException when the deadline passes first
 	 * @throws Exception when Redis fails or refuses
 	 */
-	List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
-			@Nullable Consumer<List<Long>> lateReply) throws Exception;
+	default List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception {
+		return await(call(script, keys, args), deadline, lateReply);
+	}
 
 	/**
 	 * Connects and loads the scripts in the background, so that the first decisions need not wait
@@ -86,21 +99,14 @@ interface ScriptRunner extends AutoCloseable {
 	 * command still queued, Redis away, is never sent).
 	 * @throws Exception the call's own failure, or a {@link TimeoutException}
 	 */
-	static List<Long> await(CompletableFuture<Object> reply, long deadline, @Nullable Consumer<List<Long>> lateReply)
-			throws Exception {
+	static List<Long> await(CompletableFuture<List<Long>> reply, long deadline,
+			@Nullable Consumer<List<Long>> lateReply) throws Exception {
 		try {
-			return integers(reply.get(remaining(deadline), TimeUnit.NANOSECONDS));
+			return reply.get(remaining(deadline), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException | InterruptedException ex) {
 			if (lateReply != null) {
-				reply.thenAccept((value) -> {
-					try {
-						lateReply.accept(integers(value));
-					}
-					catch (RuntimeException ignored) {
-						// an odd reply: nothing to give back
-					}
-				});
+				reply.thenAccept(lateReply);
 			}
 			else {
 				reply.cancel(false);

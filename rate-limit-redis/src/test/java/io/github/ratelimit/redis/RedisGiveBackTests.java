@@ -384,7 +384,10 @@ class RedisGiveBackTests {
 
 	}
 
-	/** Runs the requests at once on the test's threads, alternating the stores; returns the receipts of those admitted. */
+	/**
+	 * Runs the requests at once on the test's threads, alternating the stores, and every other pair of requests
+	 * asynchronously ({@code admitAllAsync}: both paths share the budget); returns the receipts of those admitted.
+	 */
 	private List<List<Receipt>> admitInParallel(int requests, Request request, RedisRateLimitStore... stores)
 			throws Exception {
 		CountDownLatch go = new CountDownLatch(1);
@@ -393,7 +396,9 @@ class RedisGiveBackTests {
 			int index = i;
 			results.add(this.threads.submit(() -> {
 				go.await();
-				return stores[index % stores.length].admitAll(request.of(index));
+				RedisRateLimitStore store = stores[index % stores.length];
+				return ((index / 2) % 2 == 0) ? store.admitAll(request.of(index))
+						: store.admitAllAsync(request.of(index)).toCompletableFuture().get(30, TimeUnit.SECONDS);
 			}));
 		}
 		go.countDown();

@@ -122,15 +122,34 @@ public final class RequestLimiter {
 	 * plans, exemptions and the handler see one set), leaves out the policies it is exempt from, takes each
 	 * policy's plan and key, then asks the store once for the enforced policies (all or nothing) and, when
 	 * they allow the request, once for the shadow ones. In {@code rate-limit.mode: shadow} every policy is
-	 * its shadow copy. What precedes the store call happens now, on the caller's thread; the rest when the
-	 * store's step completes ({@link RateLimitStore#admitAllAsync}), which may be later.
+	 * its shadow copy. The store is asked with {@link RateLimitStore#admitAll}, on the caller's thread.
 	 * @param request the request
 	 * @param applicable the policies that apply
 	 * @return one check per policy decided: none when the store failed
 	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
 	 * before any store call
 	 */
-	public CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable) {
+	public List<Check> decide(LimitedRequest request, List<RateLimitPolicy> applicable) {
+		return join(decide(request, applicable, false));
+	}
+
+	/**
+	 * Decides a request's policies as {@link #decide} does, except that the store is asked with
+	 * {@link RateLimitStore#admitAllAsync}, which must not block: what precedes the store call happens now, on
+	 * the caller's thread (every key, with the request's security context); the rest when the store's step
+	 * completes, on the thread that completes it.
+	 * @param request the request
+	 * @param applicable the policies that apply
+	 * @return one check per policy decided, to come: none when the store failed
+	 * @throws UnreadableRequestException when an enforced policy's key, plan or exemption cannot be told,
+	 * before any store call
+	 */
+	public CompletionStage<List<Check>> decideAsync(LimitedRequest request, List<RateLimitPolicy> applicable) {
+		return decide(request, applicable, true);
+	}
+
+	private CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable,
+			boolean async) {
 		for (int i = 0; i < applicable.size(); i++) {
 			if (applicable.get(i).readsParameters()) {
 				request.unreadableParameters();
@@ -153,11 +172,11 @@ public final class RequestLimiter {
 		// Every key on this thread (the request's, with its security context), before the store's step.
 		List<Acquisition> taken = acquisitions(request, enforced);
 		List<Acquisition> observedTaken = acquisitions(request, shadow);
-		return admit(enforced, taken, false).thenCompose((checks) -> {
+		return admit(enforced, taken, false, async).thenCompose((checks) -> {
 			if (checks == null || shadow.isEmpty() || !allowed(checks)) {
 				return CompletableFuture.completedFuture(checks);
 			}
-			return admit(shadow, observedTaken, true).thenApply((observed) -> {
+			return admit(shadow, observedTaken, true, async).thenApply((observed) -> {
 				if (observed != null) {
 					checks.addAll(observed);
 				}
@@ -171,8 +190,8 @@ public final class RequestLimiter {
 		});
 	}
 
-	/** Waits for the store's step (the limiter completes it even when the store fails) and throws what else failed. */
-	public static List<Check> join(CompletionStage<List<Check>> step) {
+	/** Takes a completed step's checks (the limiter completes it even when the store fails), or throws what else failed. */
+	private static List<Check> join(CompletionStage<List<Check>> step) {
 		try {
 			return step.toCompletableFuture().join();
 		}
@@ -189,14 +208,15 @@ public final class RequestLimiter {
 	 * one, and records each outcome. Completes with {@code null} when the store failed (the request goes on).
 	 */
 	private CompletionStage<@Nullable List<Check>> admit(List<RateLimitPolicy> policies, List<Acquisition> acquisitions,
-			boolean shadow) {
+			boolean shadow, boolean async) {
 		if (policies.isEmpty()) {
 			return CompletableFuture.completedFuture(new ArrayList<>(0));
 		}
 		long start = System.nanoTime();
 		CompletionStage<List<Receipt>> step;
 		try {
-			step = this.store.admitAllAsync(acquisitions);
+			step = async ? this.store.admitAllAsync(acquisitions)
+					: CompletableFuture.completedFuture(this.store.admitAll(acquisitions));
 		}
 		catch (RuntimeException ex) {
 			step = CompletableFuture.failedFuture(ex);

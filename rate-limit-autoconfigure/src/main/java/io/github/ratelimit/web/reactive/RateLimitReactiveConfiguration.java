@@ -15,7 +15,6 @@ import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.result.method.AbstractHandlerMethodMapping;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
@@ -73,9 +72,7 @@ public class RateLimitReactiveConfiguration {
 			ServerCodecConfigurer configurer = codecs.getIfAvailable();
 			return (configurer != null) ? configurer.getWriters() : List.of();
 		});
-		// The in-process store answers inline, CPU only; any other store's calls run off the event loop.
-		boolean blockingStore = !(store instanceof CaffeineRateLimitStore);
 		return new RateLimitWebFilter(new ReactivePipeline(policyResolver, limiter, headers, problems, clientIpResolver,
-				beforeSecurity, blockingStore), properties.getFilterOrder());
+				beforeSecurity, ReactivePipeline.StoreCalls.of(store)), properties.getFilterOrder());
 	}
 }

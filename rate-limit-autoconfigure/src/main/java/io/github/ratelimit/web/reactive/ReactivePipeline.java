@@ -1,5 +1,6 @@
 package io.github.ratelimit.web.reactive;
 
+import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -9,8 +10,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.util.ReflectionUtils;
 import org.springframework.web.server.ServerWebExchange;
 
+import io.github.ratelimit.core.CaffeineRateLimitStore;
+import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.LimitedRequest;
 import io.github.ratelimit.web.limiter.Check;
@@ -29,13 +33,38 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * @param clientIps finds a request's client IP
  * @param rulesUpFront whether every request's path rules are decided before the rest of the filter chain
  * (the filter runs ahead of Spring Security's)
- * @param blockingStore whether the store's calls block (a store that is not the in-process one): they then
- * run on Reactor's bounded elastic scheduler, never on an event loop
+ * @param storeCalls how the store is called without blocking an event loop
  */
 record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter, RateLimitHeaders headers,
-		ProblemWriter problems, ClientIpResolver clientIps, boolean rulesUpFront, boolean blockingStore) {
+		ProblemWriter problems, ClientIpResolver clientIps, boolean rulesUpFront, StoreCalls storeCalls) {
 
 	private static final Executor ELASTIC = (task) -> Schedulers.boundedElastic().schedule(task);
+
+	/** How the store is called without blocking an event loop. */
+	enum StoreCalls {
+
+		/** The in-process store: CPU only and bounded, every call inline. */
+		INLINE,
+
+		/**
+		 * A store whose admissions do not block ({@link RateLimitStore#admitAllAsync} is its own, as the Redis
+		 * store's): they are asked on the event loop; its other calls (give-backs, releases) block, and run on
+		 * Reactor's bounded elastic scheduler.
+		 */
+		ASYNC,
+
+		/** Any other store: every call on Reactor's bounded elastic scheduler. */
+		BLOCKING;
+
+		static StoreCalls of(RateLimitStore store) {
+			if (store instanceof CaffeineRateLimitStore) {
+				return INLINE;
+			}
+			Method admitAllAsync = ReflectionUtils.findMethod(store.getClass(), "admitAllAsync", List.class);
+			return (admitAllAsync != null && admitAllAsync.getDeclaringClass() != RateLimitStore.class) ? ASYNC : BLOCKING;
+		}
+
+	}
 
 	/** The request as the limiter reads it. */
 	ExchangeRequestView view(ServerWebExchange exchange) {
@@ -43,17 +72,22 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 	}
 
 	/**
-	 * Decides policies of a request in one store step: now, or, when the store blocks, on the bounded elastic
-	 * scheduler. A request cancelled meanwhile does not cancel the step: once decided, it is undone
-	 * ({@link RequestLimiter#abandon}), so that a client that disconnects leaves no slot nor waiting place taken.
+	 * Decides policies of a request in one store step: inline, asynchronously, or on the bounded elastic
+	 * scheduler (see {@link StoreCalls}). A request cancelled meanwhile does not cancel the step: once decided,
+	 * it is undone ({@link RequestLimiter#abandon}), so that a client that disconnects leaves no slot nor
+	 * waiting place taken.
 	 */
 	Mono<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> policies) {
-		if (!this.blockingStore) {
-			return Mono.defer(() -> Mono.fromCompletionStage(this.limiter.decide(request, policies)));
-		}
 		return Mono.defer(() -> {
-			CompletableFuture<List<Check>> step = CompletableFuture
-				.supplyAsync(() -> RequestLimiter.join(this.limiter.decide(request, policies)), ELASTIC);
+			CompletableFuture<List<Check>> step = switch (this.storeCalls) {
+				case INLINE -> CompletableFuture.completedFuture(this.limiter.decide(request, policies));
+				case ASYNC -> this.limiter.decideAsync(request, policies).toCompletableFuture();
+				case BLOCKING -> CompletableFuture.supplyAsync(() -> this.limiter.decide(request, policies), ELASTIC);
+			};
+			if (step.isDone()) {
+				// Decided on this thread (the in-process store, a rejection the Redis store keeps): nothing to undo.
+				return Mono.fromFuture(step);
+			}
 			// Whoever comes first, the step's answer or the cancel, has it: a step answered is never abandoned.
 			AtomicBoolean claimed = new AtomicBoolean();
 			return Mono.fromFuture(step, true)
@@ -63,20 +97,21 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 						step.thenAcceptAsync(this.limiter::abandon, ELASTIC);
 					}
 				})
-				// Answered off the event loop, whichever thread completed the step (an answer may call the store).
-				.publishOn(Schedulers.boundedElastic());
+				// Answered off the thread that completed the step, never the Redis client's own: on the bounded
+				// elastic scheduler when the store blocks (an answer may call it again), else on a parallel one.
+				.publishOn((this.storeCalls == StoreCalls.BLOCKING) ? Schedulers.boundedElastic() : Schedulers.parallel());
 		});
 	}
 
 	/** A call of the store: now, or, when the store blocks, on the bounded elastic scheduler. */
 	<T> Mono<T> store(Callable<T> call) {
 		Mono<T> mono = Mono.fromCallable(call);
-		return this.blockingStore ? mono.subscribeOn(Schedulers.boundedElastic()) : mono;
+		return (this.storeCalls != StoreCalls.INLINE) ? mono.subscribeOn(Schedulers.boundedElastic()) : mono;
 	}
 
 	/** A call of the store whose outcome no one waits for (giving back). */
 	void storeLater(Runnable call) {
-		if (this.blockingStore) {
+		if (this.storeCalls != StoreCalls.INLINE) {
 			Schedulers.boundedElastic().schedule(call);
 		}
 		else {

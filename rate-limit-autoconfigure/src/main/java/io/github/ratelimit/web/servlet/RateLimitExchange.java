@@ -2,7 +2,6 @@ package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -27,9 +26,7 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * guesses;</li>
  * <li>{@link Phase#DECIDED}: every policy that applies was decided, by the {@link RateLimitInterceptor} once
  * Spring MVC found the handler ({@link #decideHandler}), or by the filter when no handler was looked up
- * ({@link #end}). A decision is a store step that may complete later
- * ({@link io.github.ratelimit.core.RateLimitStore#admitAllAsync}): the servlet side waits for it, then
- * answers. An allowed request then takes its {@link Turn}: now, or once its wait is over (delay mode);</li>
+ * ({@link #end}), in one store call on the request's thread. An allowed request then takes its {@link Turn}: now, or once its wait is over (delay mode);</li>
  * <li>completed: checks that count only some responses are settled once the status is known, then the
  * headers are final ({@link #complete});</li>
  * <li>released: the slots of concurrency limits are given back when the request ends, or when its async
@@ -159,7 +156,7 @@ final class RateLimitExchange {
 	}
 
 	/**
-	 * Decides policies of the request: a store step that may complete later, then the answer (the headers,
+	 * Decides policies of the request: one store call, then the answer (the headers,
 	 * or the rejection, after which what earlier phases admitted is given back), then the request's turn.
 	 */
 	private boolean decide(ServletRequestView view, HttpServletRequest request, List<RateLimitPolicy> policies,
@@ -168,15 +165,13 @@ final class RateLimitExchange {
 		if (policies.isEmpty()) {
 			return true;
 		}
-		CompletionStage<List<Check>> step;
+		List<Check> decided;
 		try {
-			step = this.pipeline.limiter().decide(view, policies);
+			decided = this.pipeline.limiter().decide(view, policies);
 		}
 		catch (UnreadableRequestException ex) {
 			return !refuse(view, request, ex, policies, response);
 		}
-		// The servlet side waits for the store's step here, then answers on the request's own thread.
-		List<Check> decided = RequestLimiter.join(step);
 		return takeTurn(answer(request, decided, response), decided, request, response);
 	}
 
@@ -297,7 +292,7 @@ final class RateLimitExchange {
 		}
 		List<Check> step;
 		try {
-			step = RequestLimiter.join(this.pipeline.limiter().decide(this.view, rules));
+			step = this.pipeline.limiter().decide(this.view, rules);
 		}
 		catch (UnreadableRequestException ex) {
 			// Answered already: too late for a 400, but counted as the refusal it would have been.

@@ -199,7 +199,7 @@ class RequestLimiterTests {
 	}
 
 	private static RequestDecision decide(RequestLimiter limiter, List<RateLimitPolicy> policies) {
-		return new RequestDecision(limiter.decide(view(request()), policies).toCompletableFuture().join());
+		return new RequestDecision(limiter.decide(view(request()), policies));
 	}
 
 	private RequestLimiter limiter(int maxWaiting) {

@@ -72,7 +72,7 @@ class UnreadableRequestTests {
 		RateLimitPolicy enforced = policy("enforced", "ip", false);
 		RateLimitPolicy shadow = policy("watching", "param:username", true);
 		ServletRequestView request = view(new KeyResolversTests.UndecodableRequest());
-		RequestDecision result = new RequestDecision(this.limiter.decide(request, List.of(enforced, shadow)).toCompletableFuture().join());
+		RequestDecision result = new RequestDecision(this.limiter.decide(request, List.of(enforced, shadow)));
 		assertThat(result.isAllowed()).isTrue();
 		assertThat(this.outcomes).containsExactly("enforced=allowed", "watching=allowed", "watching=shadow-unreadable");
 		assertThat(request.takeFallbacks()).as("recorded once, by the limiter").isEmpty();

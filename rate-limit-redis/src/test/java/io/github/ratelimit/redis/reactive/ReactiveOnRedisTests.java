@@ -31,8 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * WebFlux applications on a real Redis, on Netty, with BlockHound watching the event loops (Netty's and
- * Lettuce's): two instances share one budget exactly, and one concurrency limit's slots, and no call blocks an
- * event loop (the Redis store is asked on Reactor's bounded elastic scheduler).
+ * Lettuce's): two instances, one on Lettuce and one on Jedis, share one budget exactly, and one concurrency
+ * limit's slots. Admissions are asked on the event loop ({@code admitAllAsync}: Lettuce's own asynchronous
+ * calls, the store's pool for Jedis), the store's other calls on Reactor's bounded elastic scheduler: none
+ * blocks an event loop.
  */
 class ReactiveOnRedisTests {
 
@@ -46,8 +48,8 @@ class ReactiveOnRedisTests {
 	static void start() {
 		NonBlocking.install();
 		redis = TestRedis.start();
-		one = start(redis.port());
-		two = start(redis.port());
+		one = start(redis.port(), "lettuce");
+		two = start(redis.port(), "jedis");
 	}
 
 	@AfterAll
@@ -91,9 +93,10 @@ class ReactiveOnRedisTests {
 		assertThat(next).as("both slots were given back").isEqualTo(200);
 	}
 
-	private static ConfigurableApplicationContext start(int redisPort) {
+	private static ConfigurableApplicationContext start(int redisPort, String client) {
 		return new SpringApplicationBuilder(ReactiveRedisApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "spring.main.banner-mode=off", "spring.data.redis.port=" + redisPort,
+					"spring.data.redis.client-type=" + client,
 					"rate-limit.store.type=redis", "rate-limit.store.redis.warm-up=200ms",
 					"rate-limit.store.redis.timeout=5s",
 					"rate-limit.policies.api.limit=20", "rate-limit.policies.api.period=1h",

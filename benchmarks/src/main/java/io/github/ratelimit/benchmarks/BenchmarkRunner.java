@@ -32,8 +32,9 @@ import io.github.ratelimit.benchmarks.report.ResultsFile;
  * does.
  * <p>
  * Options: {@code --quick} (short iterations, to check that everything runs), {@code --only=local,http}
- * (sections by id: {@code local}, {@code keys}, {@code threads}, {@code redis}, {@code memory}, {@code http}),
- * {@code --results=DIR}, {@code --chart=FILE}, {@code --sample-app=JAR}, {@code --max-idle-wait=SECONDS}
+ * (sections by id: {@code local}, {@code keys}, {@code threads}, {@code redis}, {@code memory}, {@code http},
+ * {@code http-reactive}), {@code --results=DIR}, {@code --chart=FILE}, {@code --sample-app=JAR},
+ * {@code --sample-reactive-app=JAR}, {@code --max-idle-wait=SECONDS}
  * (how long to wait before each measurement for other processes to leave the CPUs idle; default 30,
  * 0 never waits). {@code jmh ARGS...} runs JMH's
  * own command line instead (e.g. {@code jmh DecisionBenchmark.ours -p keys=1 -prof jfr}).
@@ -44,7 +45,8 @@ public final class BenchmarkRunner {
 
 	/** Every section, in the order they run. */
 	static final List<Supplier<Section>> SECTIONS = List.of(LocalDecisionSection::new, ScalingSection::byKeys,
-			ScalingSection::byThreads, RedisDecisionSection::new, MemorySection::new, HttpOverheadSection::new);
+			ScalingSection::byThreads, RedisDecisionSection::new, MemorySection::new, HttpOverheadSection::servlet,
+			HttpOverheadSection::reactive);
 
 	private BenchmarkRunner() {
 	}
@@ -64,7 +66,9 @@ public final class BenchmarkRunner {
 		Path results = Path.of(options.getOrDefault("results", "benchmarks/results"));
 		Settings settings = new Settings(options.containsKey("quick"), results,
 				Path.of(options.getOrDefault("chart", "docs/benchmarks.png")), Path.of("benchmarks/target/logs"),
-				options.containsKey("sample-app") ? Path.of(options.get("sample-app")) : sampleAppJar(),
+				options.containsKey("sample-app") ? Path.of(options.get("sample-app")) : sampleAppJar("sample-app"),
+				options.containsKey("sample-reactive-app") ? Path.of(options.get("sample-reactive-app"))
+						: sampleAppJar("sample-reactive-app"),
 				Long.parseLong(options.getOrDefault("max-idle-wait", "30")));
 		List<String> only = options.containsKey("only") ? List.of(options.get("only").split(",")) : List.of();
 		List<Section> sections = new ArrayList<>();
@@ -173,10 +177,10 @@ public final class BenchmarkRunner {
 		return options;
 	}
 
-	private static Path sampleAppJar() {
-		Path target = Path.of("sample-app/target");
+	private static Path sampleAppJar(String module) {
+		Path target = Path.of(module, "target");
 		if (Files.isDirectory(target)) {
-			try (DirectoryStream<Path> jars = Files.newDirectoryStream(target, "sample-app-*.jar")) {
+			try (DirectoryStream<Path> jars = Files.newDirectoryStream(target, module + "-[0-9]*.jar")) {
 				for (Path jar : jars) {
 					// The executable jar, not the test jar beside it.
 					if (!jar.getFileName().toString().endsWith("-tests.jar")) {
@@ -188,7 +192,7 @@ public final class BenchmarkRunner {
 				// Reported when the HTTP section runs.
 			}
 		}
-		return target.resolve("sample-app.jar");
+		return target.resolve(module + ".jar");
 	}
 
 	private static String loadAverage() {

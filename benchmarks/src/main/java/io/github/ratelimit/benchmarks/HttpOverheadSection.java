@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 import io.github.ratelimit.benchmarks.harness.Comparison;
@@ -25,12 +26,13 @@ import io.github.ratelimit.benchmarks.harness.Settings;
 import io.github.ratelimit.benchmarks.report.Format;
 
 /**
- * The HTTP overhead of the filter: the sample app with one rule whose policy allows every request,
+ * The HTTP overhead of the limiter: a sample app with one rule whose policy allows every request,
  * against the same app with {@code --rate-limit.enabled=false}, both loaded on loopback with
- * {@code GET /api/hello}. Both apps run at once and are loaded in turn, in alternating order, so that
- * drift in the machine's load falls on both sides alike. Both are warmed up until their CPU time per
- * request has settled: the first windows after a fixed short warm-up measured the JIT still compiling
- * the limiter's path (the app with the limiter has more to compile), not the limiter.
+ * {@code GET /api/hello}; once for {@code sample-app} (Spring MVC on Tomcat) and once for
+ * {@code sample-reactive-app} (WebFlux on Reactor Netty). Both apps run at once and are loaded in turn, in
+ * alternating order, so that drift in the machine's load falls on both sides alike. Both are warmed up until
+ * their CPU time per request has settled: the first windows after a fixed short warm-up measured the JIT
+ * still compiling the limiter's path (the app with the limiter has more to compile), not the limiter.
  */
 public final class HttpOverheadSection implements Section {
 
@@ -43,14 +45,33 @@ public final class HttpOverheadSection implements Section {
 	/** The app process's CPU time per request served. */
 	public static final String CPU_PER_REQUEST = "CPU per request";
 
+	private final String id;
+
+	private final String stack;
+
+	private final String module;
+
+	private final Function<Settings, Path> jar;
+
 	private final LoadGenerator generator;
 
-	public HttpOverheadSection() {
-		this(LoadGenerator.best());
+	private HttpOverheadSection(String id, String stack, String module, Function<Settings, Path> jar) {
+		this.id = id;
+		this.stack = stack;
+		this.module = module;
+		this.jar = jar;
+		this.generator = LoadGenerator.best();
 	}
 
-	public HttpOverheadSection(LoadGenerator generator) {
-		this.generator = generator;
+	/** The servlet sample, on Tomcat. */
+	public static HttpOverheadSection servlet() {
+		return new HttpOverheadSection("http", "Spring MVC on Tomcat", "sample-app", Settings::sampleAppJar);
+	}
+
+	/** The reactive sample, on Reactor Netty. */
+	public static HttpOverheadSection reactive() {
+		return new HttpOverheadSection("http-reactive", "WebFlux on Reactor Netty", "sample-reactive-app",
+				Settings::reactiveSampleAppJar);
 	}
 
 	/**
@@ -118,12 +139,12 @@ public final class HttpOverheadSection implements Section {
 
 	@Override
 	public String id() {
-		return "http";
+		return this.id;
 	}
 
 	@Override
 	public String title() {
-		return "HTTP overhead: the sample app, GET " + PATH + ", loopback";
+		return "HTTP overhead: " + this.module + " (" + this.stack + "), GET " + PATH + ", loopback";
 	}
 
 	@Override
@@ -149,10 +170,10 @@ public final class HttpOverheadSection implements Section {
 
 	@Override
 	public SectionResult run(Settings settings) throws Exception {
-		Path jar = settings.sampleAppJar();
+		Path jar = this.jar.apply(settings);
 		if (!Files.isRegularFile(jar)) {
-			throw new IllegalStateException("No sample app jar at " + jar
-					+ "; build it with: mvn -B -q package -pl sample-app -am -DskipTests");
+			throw new IllegalStateException("No " + this.module + " jar at " + jar + "; build it with: mvn -B -q package -pl "
+					+ this.module + " -am -DskipTests");
 		}
 		Path allowAll = Files.createTempFile("rate-limit-allow-all", ".yml");
 		try (InputStream yml = HttpOverheadSection.class.getResourceAsStream("/allow-all.yml")) {
@@ -160,8 +181,8 @@ public final class HttpOverheadSection implements Section {
 		}
 		String config = "--spring.config.additional-location=file:" + allowAll.toAbsolutePath();
 		Plan plan = plan(settings.quick());
-		try (SampleApp enabled = SampleApp.start(jar, "enabled", settings.logDirectory(), List.of(config));
-				SampleApp disabled = SampleApp.start(jar, "disabled", settings.logDirectory(),
+		try (SampleApp enabled = SampleApp.start(jar, this.id + "-enabled", settings.logDirectory(), List.of(config));
+				SampleApp disabled = SampleApp.start(jar, this.id + "-disabled", settings.logDirectory(),
 						List.of(config, "--rate-limit.enabled=false"))) {
 			enabled.awaitReady(Duration.ofSeconds(90));
 			disabled.awaitReady(Duration.ofSeconds(90));
@@ -258,9 +279,9 @@ public final class HttpOverheadSection implements Section {
 		return (app == enabled) ? ENABLED : DISABLED;
 	}
 
-	private static void log(Settings settings, String name, Window window, double foreignShare) throws IOException {
+	private void log(Settings settings, String name, Window window, double foreignShare) throws IOException {
 		LoadGenerator.LoadResult load = window.load();
-		Files.writeString(settings.logDirectory().resolve("http-windows.log"),
+		Files.writeString(settings.logDirectory().resolve(this.id + "-windows.log"),
 				name + "\n" + load + " cpuMicrosPerRequest=" + window.cpuMicrosPerRequest() + " compilerShare="
 						+ window.compilerShare() + "\n" + load.output() + "\n",
 				StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -315,7 +315,7 @@ class BenchmarksSmokeTests {
 		SectionResult http = HttpOverheadSection.result(
 				List.of(new HttpOverheadSection.Window(new LoadGenerator.LoadResult(100_000, 8, 0, 0.8, 3.1))),
 				List.of(new HttpOverheadSection.Window(new LoadGenerator.LoadResult(102_000, 8, 0, 0.78, 3.0))));
-		Settings settings = new Settings(true, directory, directory.resolve("chart.png"), directory, directory, 0);
+		Settings settings = new Settings(true, directory, directory.resolve("chart.png"), directory, directory, directory, 0);
 		List<SectionOutcome> outcomes = List.of(new SectionOutcome(new LocalDecisionSection(), local, null, 1),
 				new SectionOutcome(ScalingSection.byKeys(), keys, null, 1),
 				new SectionOutcome(ScalingSection.byThreads(), null, "skipped", 0),

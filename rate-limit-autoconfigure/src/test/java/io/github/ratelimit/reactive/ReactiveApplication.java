@@ -1,6 +1,7 @@
 package io.github.ratelimit.reactive;
 
 import java.time.Duration;
+import java.util.Map;
 
 import reactor.core.publisher.Mono;
 
@@ -27,6 +28,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 
+import io.github.ratelimit.web.AsyncRequestKeyResolver;
 import io.github.ratelimit.web.RateLimited;
 
 /**
@@ -53,6 +55,21 @@ class ReactiveApplication {
 				User.withUsername("ben").password("{noop}secret").roles("USER").build());
 	}
 
+	/**
+	 * An API key's account, from a lookup that answers 20 ms later on a timer, as a call to another service
+	 * does: {@code k1} and {@code k2} are acme's, {@code k3} globex's, {@code boom} fails the lookup.
+	 */
+	@Bean
+	AsyncRequestKeyResolver accountOfApiKey() {
+		Map<String, String> accounts = Map.of("k1", "acme", "k2", "acme", "k3", "globex");
+		return (request) -> {
+			String apiKey = request.header("X-Api-Key");
+			return Mono.delay(Duration.ofMillis(20)).flatMap((tick) -> "boom".equals(apiKey)
+					? Mono.<String>error(new IllegalStateException("the account service is away"))
+					: Mono.justOrEmpty((apiKey != null) ? accounts.get(apiKey) : null)).toFuture();
+		};
+	}
+
 	@Bean
 	RouterFunction<ServerResponse> functionalRoutes() {
 		return RouterFunctions.route()
@@ -63,7 +80,7 @@ class ReactiveApplication {
 	@RestController
 	static class Api {
 
-		@GetMapping({ "/api/hello", "/smooth", "/many" })
+		@GetMapping({ "/api/hello", "/smooth", "/many", "/account" })
 		Mono<String> hello() {
 			return Mono.just("hello");
 		}

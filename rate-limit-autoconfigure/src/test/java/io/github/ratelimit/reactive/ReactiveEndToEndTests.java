@@ -49,7 +49,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.per-user.limit=2", "rate-limit.policies.per-user.period=1m",
 				"rate-limit.policies.per-user.key=user",
 				"rate-limit.rules[6].path=/me", "rate-limit.rules[6].policies=per-user",
-				"rate-limit.rules[7].path=/login-void", "rate-limit.rules[7].policies=login" })
+				"rate-limit.rules[7].path=/login-void", "rate-limit.rules[7].policies=login",
+				"rate-limit.policies.per-account.limit=2", "rate-limit.policies.per-account.period=1m",
+				"rate-limit.policies.per-account.key=@accountOfApiKey",
+				"rate-limit.rules[8].path=/account", "rate-limit.rules[8].policies=per-account" })
 class ReactiveEndToEndTests {
 
 	static {
@@ -185,6 +188,19 @@ class ReactiveEndToEndTests {
 		assertThat(this.http.get("/me", "Authorization", ann).statusCode()).isEqualTo(429);
 		assertThat(this.http.get("/me", "Authorization", ben).statusCode()).as("another user").isEqualTo(200);
 		assertThat(this.http.get("/me").statusCode()).as("anonymous: the client IP's budget").isEqualTo(200);
+	}
+
+	@Test
+	void aKeyLookedUpByIOIsAwaitedWithoutAThreadAndKeysItsAccount() {
+		assertThat(this.http.get("/account", "X-Api-Key", "k1").statusCode()).isEqualTo(200);
+		HttpResponse<String> second = this.http.get("/account", "X-Api-Key", "k2");
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(second.headers().firstValue("X-RateLimit-Remaining")).as("one account, two API keys").hasValue("0");
+		assertThat(this.http.get("/account", "X-Api-Key", "k1").statusCode()).isEqualTo(429);
+		assertThat(this.http.get("/account", "X-Api-Key", "k3").statusCode()).as("another account").isEqualTo(200);
+		HttpResponse<String> failed = this.http.get("/account", "X-Api-Key", "boom");
+		assertThat(failed.statusCode()).as("a lookup that fails never picks a budget").isEqualTo(400);
+		assertThat(failed.body()).contains("'per-account' cannot be applied to this request: its key cannot be read");
 	}
 
 	@Test

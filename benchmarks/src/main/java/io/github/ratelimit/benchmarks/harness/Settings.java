@@ -10,9 +10,10 @@ import java.nio.file.Path;
  * @param chart where the chart goes, e.g. {@code docs/benchmarks.png}
  * @param logDirectory where logs of child processes go
  * @param sampleAppJar the sample app's executable jar, for the HTTP section
+ * @param reactiveSampleAppJar the reactive sample app's executable jar, for the reactive HTTP section
  * @param maxIdleWaitSeconds how long to wait at most, before each measurement, for other processes to
  * leave the CPUs idle; 0 never waits
  */
 public record Settings(boolean quick, Path resultsDirectory, Path chart, Path logDirectory, Path sampleAppJar,
-		long maxIdleWaitSeconds) {
+		Path reactiveSampleAppJar, long maxIdleWaitSeconds) {
 }

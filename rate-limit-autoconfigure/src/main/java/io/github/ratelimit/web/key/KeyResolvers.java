@@ -2,6 +2,8 @@ package io.github.ratelimit.web.key;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -12,6 +14,7 @@ import org.springframework.beans.factory.BeanFactory;
 
 import io.github.ratelimit.core.RateLimitClock;
 import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.AsyncRequestKeyResolver;
 import io.github.ratelimit.web.RequestKeyResolver;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 
@@ -183,13 +186,23 @@ public final class KeyResolvers {
 	 * let a client that makes the lookup fail choose a plan.
 	 */
 	private RequestValue plan(RequestValue source, String origin) {
-		return (request) -> {
-			try {
-				return source.read(request);
+		return new RequestValue() {
+
+			@Override
+			public @Nullable String read(LimitedRequest request) {
+				try {
+					return source.read(request);
+				}
+				catch (RuntimeException ex) {
+					throw unreadable(ex, origin, "its plan cannot be told");
+				}
 			}
-			catch (RuntimeException ex) {
-				throw unreadable(ex, origin, "its plan cannot be told");
+
+			@Override
+			public CompletableFuture<?> fetch(LimitedRequest request) {
+				return source.fetch(request);
 			}
+
 		};
 	}
 
@@ -237,21 +250,30 @@ public final class KeyResolvers {
 
 	private RequestValue typed(String type, RequestValue source, String origin) {
 		String prefix = type + ":";
-		return (request) -> {
-			String value;
-			try {
-				value = source.read(request);
+		return new RequestValue() {
+
+			@Override
+			public String read(LimitedRequest request) {
+				String value;
+				try {
+					value = source.read(request);
+				}
+				catch (RuntimeException ex) {
+					// Never keyed by IP instead: a client that makes its key fail would choose its budget (a lockout
+					// per username would become one per IP). A shadow policy takes the IP key it carries.
+					throw unreadable(ex, origin, "its key cannot be read").withFallbackKey("ip:" + request.clientIp());
+				}
+				if (value == null || value.isBlank()) {
+					return "ip:" + request.clientIp();
+				}
+				return prefix + KeyValues.bounded(value);
 			}
-			catch (RuntimeException ex) {
-				// Never keyed by IP instead: a client that makes its key fail would choose its budget (a lockout
-				// per username would become one per IP). A shadow policy takes the IP key it carries.
-				throw unreadable(ex, origin, "its key cannot be read")
-					.withFallbackKey("ip:" + request.clientIp());
+
+			@Override
+			public CompletableFuture<?> fetch(LimitedRequest request) {
+				return source.fetch(request);
 			}
-			if (value == null || value.isBlank()) {
-				return "ip:" + request.clientIp();
-			}
-			return prefix + KeyValues.bounded(value);
+
 		};
 	}
 
@@ -261,21 +283,56 @@ public final class KeyResolvers {
 					"Use a built-in key");
 		}
 		BeanFactory beans = this.beanFactory;
+		boolean async;
 		try {
-			if (!beans.isTypeMatch(name, RequestKeyResolver.class)) {
+			async = beans.isTypeMatch(name, AsyncRequestKeyResolver.class);
+			if (!async && !beans.isTypeMatch(name, RequestKeyResolver.class)) {
 				throw new RateLimitConfigurationException(origin,
-						"bean '" + name + "' is not a " + RequestKeyResolver.class.getName(),
-						"Make the bean implement " + RequestKeyResolver.class.getName());
+						"bean '" + name + "' is not a " + RequestKeyResolver.class.getName() + " nor an "
+								+ AsyncRequestKeyResolver.class.getName(),
+						"Make the bean implement " + RequestKeyResolver.class.getName() + " (or "
+								+ AsyncRequestKeyResolver.class.getSimpleName() + " when it needs I/O)");
 			}
 		}
 		catch (BeansException ex) {
 			throw new RateLimitConfigurationException(origin, "no bean named '" + name + "'",
 					"Declare a " + RequestKeyResolver.class.getSimpleName() + " bean named '" + name + "'");
 		}
+		if (async) {
+			return asyncBean(name, origin, beans);
+		}
 		// Looked up on first use: the bean may depend on beans created after the filter.
 		// The bean gets the request: its parameters are read first, and refuse to be read when broken.
 		return (request) -> request.guarded(origin,
 				(guarded) -> beans.getBean(name, RequestKeyResolver.class).resolve(guarded));
+	}
+
+	/**
+	 * An asynchronous resolver's answer: asked once per request ({@link LimitedRequest#fetched}), by
+	 * {@link RequestValue#fetch} before the limiter decides (WebFlux), else when read, on the request's thread,
+	 * which then waits for it (Spring MVC).
+	 */
+	private static RequestValue asyncBean(String name, String origin, BeanFactory beans) {
+		return new RequestValue() {
+
+			@Override
+			public @Nullable String read(LimitedRequest request) {
+				try {
+					return fetch(request).join();
+				}
+				catch (CompletionException ex) {
+					throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+				}
+			}
+
+			@Override
+			public CompletableFuture<@Nullable String> fetch(LimitedRequest request) {
+				// Parameters the bean reads as it is asked are guarded as for a resolver that answers at once.
+				return request.fetched(name, (asked) -> asked.guarded(origin,
+						(guarded) -> beans.getBean(name, AsyncRequestKeyResolver.class).resolve(guarded)));
+			}
+
+		};
 	}
 
 	private static String argument(String spec, String prefix, String origin) {

@@ -2,9 +2,12 @@ package io.github.ratelimit.web.key;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -35,6 +38,12 @@ public abstract class LimitedRequest implements RateLimitRequest {
 
 	/** Whether parameters that cannot be decoded were asked for since the last {@link #guarded} began. */
 	private boolean unreadableRead;
+
+	/** Nothing to wait for: what {@link RequestValue#fetch} answers for a value read at once. */
+	static final CompletableFuture<?> FETCHED = CompletableFuture.completedFuture(null);
+
+	/** The answers of asynchronous resolvers, by bean name, once asked ({@link #fetched}). */
+	private @Nullable Map<String, CompletableFuture<@Nullable String>> fetched;
 
 	/**
 	 * Returns the path within the application (without the context path), as path rules match it.
@@ -192,6 +201,27 @@ public abstract class LimitedRequest implements RateLimitRequest {
 			throw new UnreadableRequestException(origin, String.valueOf(unreadableParameters()), null);
 		}
 		return value;
+	}
+
+	/**
+	 * Returns the answer of an asynchronous resolver for this request, asking it once.
+	 * @param name the resolver's bean name
+	 * @param resolve asks it
+	 * @return its answer to come, or its failure
+	 */
+	public synchronized CompletableFuture<@Nullable String> fetched(String name,
+			Function<LimitedRequest, CompletionStage<@Nullable String>> resolve) {
+		if (this.fetched == null) {
+			this.fetched = new HashMap<>(4);
+		}
+		return this.fetched.computeIfAbsent(name, (bean) -> {
+			try {
+				return resolve.apply(this).toCompletableFuture();
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		});
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.ratelimit.web.key;
 
+import java.util.concurrent.CompletableFuture;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,5 +19,15 @@ public interface RequestValue {
 	 * @throws UnreadableRequestException when it cannot be read
 	 */
 	@Nullable String read(LimitedRequest request);
+
+	/**
+	 * Starts what reading the value awaits (an {@link io.github.ratelimit.web.AsyncRequestKeyResolver}'s answer),
+	 * so that {@link #read} then finds it without blocking.
+	 * @param request the request
+	 * @return completed once {@code read} no longer waits (exceptionally when it will fail: {@code read} says so)
+	 */
+	default CompletableFuture<?> fetch(LimitedRequest request) {
+		return LimitedRequest.FETCHED;
+	}
 
 }

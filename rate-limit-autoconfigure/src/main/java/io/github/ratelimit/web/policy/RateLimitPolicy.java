@@ -2,6 +2,7 @@ package io.github.ratelimit.web.policy;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -271,6 +272,17 @@ public final class RateLimitPolicy {
 	 */
 	public boolean readsParameters() {
 		return this.readsParameters;
+	}
+
+	/**
+	 * Starts what this policy's key and plan await for a request (the answers of
+	 * {@link io.github.ratelimit.web.AsyncRequestKeyResolver}s), so that deciding it then waits for nothing.
+	 * @param request the request
+	 * @return completed once they answered (exceptionally when one failed: reading it then refuses the request)
+	 */
+	public CompletableFuture<?> fetch(LimitedRequest request) {
+		CompletableFuture<?> key = this.keyResolver.fetch(request);
+		return (this.planResolver == null) ? key : CompletableFuture.allOf(key, this.planResolver.fetch(request));
 	}
 
 	/**

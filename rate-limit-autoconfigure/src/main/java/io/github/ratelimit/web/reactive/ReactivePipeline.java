@@ -72,12 +72,27 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 	}
 
 	/**
-	 * Decides policies of a request in one store step: inline, asynchronously, or on the bounded elastic
-	 * scheduler (see {@link StoreCalls}). A request cancelled meanwhile does not cancel the step: once decided,
-	 * it is undone ({@link RequestLimiter#abandon}), so that a client that disconnects leaves no slot nor
-	 * waiting place taken.
+	 * Decides policies of a request in one store step: once the answers of their asynchronous key and plan
+	 * resolvers came, inline, asynchronously, or on the bounded elastic scheduler (see {@link StoreCalls}). A
+	 * request cancelled meanwhile does not cancel the step: once decided, it is undone
+	 * ({@link RequestLimiter#abandon}), so that a client that disconnects leaves no slot nor waiting place taken.
 	 */
 	Mono<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> policies) {
+		CompletableFuture<?>[] fetches = new CompletableFuture<?>[policies.size()];
+		boolean fetched = true;
+		for (int i = 0; i < fetches.length; i++) {
+			fetches[i] = policies.get(i).fetch(request);
+			fetched &= fetches[i].isDone();
+		}
+		if (fetched) {
+			return decideNow(request, policies);
+		}
+		// A failed answer refuses the request as its key or plan is read.
+		return Mono.fromFuture(CompletableFuture.allOf(fetches).handle((done, failure) -> true))
+			.flatMap((done) -> decideNow(request, policies));
+	}
+
+	private Mono<List<Check>> decideNow(LimitedRequest request, List<RateLimitPolicy> policies) {
 		return Mono.defer(() -> {
 			CompletableFuture<List<Check>> step = switch (this.storeCalls) {
 				case INLINE -> CompletableFuture.completedFuture(this.limiter.decide(request, policies));

@@ -4,10 +4,13 @@ import java.security.Principal;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -20,6 +23,7 @@ import org.springframework.mock.web.MockPart;
 import org.springframework.web.servlet.HandlerMapping;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.web.AsyncRequestKeyResolver;
 import io.github.ratelimit.web.KeyResolver;
 import io.github.ratelimit.web.RateLimitRequest;
 import io.github.ratelimit.web.RequestKeyResolver;
@@ -187,7 +191,47 @@ public class KeyResolversTests {
 		assertThatExceptionOfType(UnreadableRequestException.class).isThrownBy(() -> resolve("@broken"))
 			.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its key cannot be read"));
 		assertThatExceptionOfType(RateLimitConfigurationException.class).isThrownBy(() -> resolve("@notAResolver"))
-			.withMessageContaining("bean 'notAResolver' is not a io.github.ratelimit.web.RequestKeyResolver");
+			.withMessageContaining("bean 'notAResolver' is not a io.github.ratelimit.web.RequestKeyResolver nor an "
+					+ "io.github.ratelimit.web.AsyncRequestKeyResolver");
+	}
+
+	@Test
+	void anAsynchronousResolverIsAskedOncePerRequestAndItsFailureRefusesIt() {
+		AtomicInteger asked = new AtomicInteger();
+		CompletableFuture<@Nullable String> answer = new CompletableFuture<>();
+		this.beans.registerSingleton("account", (AsyncRequestKeyResolver) (request) -> {
+			asked.incrementAndGet();
+			return answer;
+		});
+		this.beans.registerSingleton("failing", (AsyncRequestKeyResolver) (request) -> CompletableFuture
+			.failedFuture(new IllegalStateException("the account service is away")));
+		this.beans.registerSingleton("throwing", (AsyncRequestKeyResolver) (request) -> {
+			throw new IllegalStateException("bug in user code");
+		});
+		RequestValue key = this.keyResolvers.forSpec("@account", "test");
+		RequestValue plan = this.keyResolvers.forPlanSpec("@account", "test");
+		ServletRequestView view = view(this.request);
+		CompletableFuture<?> fetched = key.fetch(view);
+		assertThat(fetched).as("the answer has not come").isNotDone();
+		assertThat(plan.fetch(view)).as("one question per request").isSameAs(fetched);
+		answer.complete("acme");
+		assertThat(key.read(view)).isEqualTo("bean:acme");
+		assertThat(plan.read(view)).isEqualTo("acme");
+		assertThat(asked).hasValue(1);
+		assertThat(this.keyResolvers.forSpec("@account", "test").read(view(this.request))).as("another request asks again")
+			.isEqualTo("bean:acme");
+		assertThat(asked).hasValue(2);
+		for (String failing : List.of("@failing", "@throwing")) {
+			assertThatExceptionOfType(UnreadableRequestException.class)
+				.isThrownBy(() -> this.keyResolvers.forSpec(failing, "test").read(view(this.request)))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its key cannot be read"));
+			assertThatExceptionOfType(UnreadableRequestException.class)
+				.isThrownBy(() -> this.keyResolvers.forPlanSpec(failing, "test").read(view(this.request)))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo("its plan cannot be told"));
+		}
+		this.beans.registerSingleton("nobody", (AsyncRequestKeyResolver) (request) -> CompletableFuture.completedFuture(null));
+		assertThat(this.keyResolvers.forSpec("@nobody", "test").read(view(this.request))).as("falls back to the client IP")
+			.isEqualTo("ip:203.0.113.7");
 	}
 
 	@Test

@@ -1,4 +1,4 @@
-package io.github.ratelimit.it;
+package io.github.ratelimit.reactive;
 
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -32,20 +32,29 @@ import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.testsupport.AtOnce;
 import io.github.ratelimit.testsupport.Http;
+import io.github.ratelimit.testsupport.NonBlocking;
 
-import static io.github.ratelimit.it.RateLimitEndToEndTests.header;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A store whose step completes later ({@link RateLimitStore#admitAllAsync}), on a thread of its own and
- * after a pause, as a store that asks a server does: through a running server, requests are decided as
- * with a store that answers at once, exactly under parallel guesses, and a step that fails later fails
- * open.
+ * A store of the application's own that admits without blocking ({@link RateLimitStore#admitAllAsync}, whose
+ * step completes 20 ms later on a thread of its own, as a store that asks a server does): WebFlux asks it on
+ * the event loop, never calls its blocking {@code admitAll}, and through a running Netty server requests are
+ * decided as with a store that answers at once: exactly under parallel guesses, with their headers, and a step
+ * that fails later fails open.
  */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = "server.tomcat.threads.max=64")
+@SpringBootTest(classes = ReactiveApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "rate-limit.policies.login.limit=4",
+				"rate-limit.policies.login.period=15m", "rate-limit.policies.login.key=param:username",
+				"rate-limit.policies.login.count=failures", "rate-limit.rules[0].path=/login",
+				"rate-limit.rules[0].policies=login", "rate-limit.policies.per-report.limit=2",
+				"rate-limit.policies.per-report.period=1m" })
 @Import(LaterStoreStepTests.StoreConfiguration.class)
 class LaterStoreStepTests {
+
+	static {
+		NonBlocking.install();
+	}
 
 	@LocalServerPort
 	int port;
@@ -70,29 +79,29 @@ class LaterStoreStepTests {
 	void parallelWrongGuessesGetExactlyTheBudget() throws Exception {
 		int before = this.store.completedLater.get();
 		Map<Integer, Integer> statuses = AtOnce.statuses(24,
-				(i) -> () -> this.http.post("/guess/token-bucket", "user=mallory&password=guess&slowMillis=200").statusCode());
+				(i) -> () -> this.http.post("/login", "username=mallory&password=guess").statusCode());
 		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(401, 4, 429, 20));
-		HttpResponse<String> locked = this.http.post("/guess/token-bucket", "user=mallory&password=right");
+		HttpResponse<String> locked = this.http.post("/login", "username=mallory&password=right");
 		assertThat(locked.statusCode()).as("locked out").isEqualTo(429);
-		assertThat(header(locked, "Retry-After")).isNotNull();
+		assertThat(locked.headers().firstValue("Retry-After")).isPresent();
 		assertThat(this.store.completedLater.get() - before).as("steps completed on the store's thread").isEqualTo(25);
 	}
 
 	@Test
 	void headersAreWrittenFromAStepThatCompletedLater() {
-		HttpResponse<String> wrong = this.http.post("/guess/token-bucket", "user=peggy&password=wrong");
+		HttpResponse<String> wrong = this.http.post("/login", "username=peggy&password=wrong");
 		assertThat(wrong.statusCode()).isEqualTo(401);
-		assertThat(header(wrong, "X-RateLimit-Remaining")).isEqualTo("3");
-		HttpResponse<String> right = this.http.post("/guess/token-bucket", "user=peggy&password=right");
+		assertThat(wrong.headers().firstValue("X-RateLimit-Remaining")).hasValue("3");
+		HttpResponse<String> right = this.http.post("/login", "username=peggy&password=right");
 		assertThat(right.statusCode()).isEqualTo(200);
-		assertThat(header(right, "X-RateLimit-Remaining")).as("the success was given back").isEqualTo("3");
+		assertThat(right.headers().firstValue("X-RateLimit-Remaining")).as("the success was given back").hasValue("3");
 	}
 
 	@Test
 	void aStepThatFailsLaterFailsOpen() {
 		this.store.failing.set(true);
 		for (int i = 0; i < 6; i++) {
-			assertThat(this.http.post("/guess/token-bucket", "user=trudy&password=wrong").statusCode())
+			assertThat(this.http.post("/login", "username=trudy&password=wrong").statusCode())
 				.as("attempt %d goes through", i).isEqualTo(401);
 		}
 	}
@@ -132,7 +141,7 @@ class LaterStoreStepTests {
 
 		@Override
 		public List<Receipt> admitAll(List<Acquisition> acquisitions) {
-			throw new AssertionError("the exchange asks for the step that may complete later");
+			throw new AssertionError("WebFlux asks a store that admits without blocking on the event loop");
 		}
 
 		@Override

@@ -19,7 +19,6 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 import io.github.ratelimit.benchmarks.harness.Comparison;
-import io.github.ratelimit.benchmarks.harness.JdkLoadGenerator;
 import io.github.ratelimit.benchmarks.harness.Jmh;
 import io.github.ratelimit.benchmarks.harness.LoadGenerator;
 import io.github.ratelimit.benchmarks.harness.Measurement;
@@ -321,7 +320,7 @@ class BenchmarksSmokeTests {
 				new SectionOutcome(ScalingSection.byThreads(), null, "skipped", 0),
 				new SectionOutcome(new RedisDecisionSection(), redis, null, 1),
 				new SectionOutcome(new MemorySection(), memory, null, 1),
-				new SectionOutcome(new HttpOverheadSection(new JdkLoadGenerator()), http, null, 1));
+				new SectionOutcome(HttpOverheadSection.servlet(), http, null, 1));
 
 		String table = Report.tables(outcomes, false);
 		assertThat(table).contains("ours/raw EVALSHA (>= 0.9)").contains("0.92 ✓").contains("Redis, token-bucket");

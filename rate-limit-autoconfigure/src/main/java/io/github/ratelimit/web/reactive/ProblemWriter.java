@@ -43,10 +43,9 @@ final class ProblemWriter {
 		this.writers = writers;
 	}
 
+	/** The 429 of a rejection; its status and {@code Cache-Control} are set already. */
 	Mono<Void> quotaExceeded(ServerHttpResponse response, String requestUri, RateLimitResult result) {
 		Map<String, Object> members = Problems.members(Problems.quotaExceeded(requestUri, result));
-		response.setStatusCode(HttpStatus.TOO_MANY_REQUESTS);
-		response.getHeaders().setCacheControl("no-store");
 		HttpMessageWriter<Object> writer = writer();
 		if (writer != null) {
 			return writer.write(Mono.just(members), MEMBERS, MediaType.APPLICATION_PROBLEM_JSON, response, Map.of());

@@ -16,6 +16,7 @@ import org.springframework.web.reactive.result.method.AbstractHandlerMethodMappi
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.web.ReactiveRateLimitRejectionHandler;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
@@ -63,7 +64,7 @@ public class RateLimitReactiveConfiguration {
 	@Bean
 	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, RateLimitPolicyResolver policyResolver,
 			RequestLimiter limiter, RateLimitHeaders headers, ClientIpResolver clientIpResolver, RateLimitStore store,
-			ObjectProvider<ServerCodecConfigurer> codecs, Environment environment) {
+			ObjectProvider<ServerCodecConfigurer> codecs, ObjectProvider<ReactiveRateLimitRejectionHandler> rejections) {
 		// Ahead of Spring Security's filters, path rules are decided before them, as on the servlet side.
 		boolean beforeSecurity = ClassUtils.isPresent("org.springframework.security.web.server.WebFilterChainProxy",
 				RateLimitReactiveConfiguration.class.getClassLoader())
@@ -72,7 +73,8 @@ public class RateLimitReactiveConfiguration {
 			ServerCodecConfigurer configurer = codecs.getIfAvailable();
 			return (configurer != null) ? configurer.getWriters() : List.of();
 		});
-		return new RateLimitWebFilter(new ReactivePipeline(policyResolver, limiter, headers, problems, clientIpResolver,
-				beforeSecurity, ReactivePipeline.StoreCalls.of(store)), properties.getFilterOrder());
+		return new RateLimitWebFilter(new ReactivePipeline(policyResolver, limiter, headers, problems,
+				rejections.getIfUnique(), clientIpResolver, beforeSecurity, ReactivePipeline.StoreCalls.of(store)),
+				properties.getFilterOrder());
 	}
 }

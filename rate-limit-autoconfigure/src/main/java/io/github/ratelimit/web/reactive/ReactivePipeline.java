@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -15,6 +16,7 @@ import org.springframework.web.server.ServerWebExchange;
 
 import io.github.ratelimit.core.CaffeineRateLimitStore;
 import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.web.ReactiveRateLimitRejectionHandler;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.LimitedRequest;
 import io.github.ratelimit.web.limiter.Check;
@@ -30,13 +32,15 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * @param limiter decides them, in one store call
  * @param headers renders the rate limit headers
  * @param problems writes the 429 and the 400
+ * @param rejections the application's own writer of the 429, or {@code null}
  * @param clientIps finds a request's client IP
  * @param rulesUpFront whether every request's path rules are decided before the rest of the filter chain
  * (the filter runs ahead of Spring Security's)
  * @param storeCalls how the store is called without blocking an event loop
  */
 record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter, RateLimitHeaders headers,
-		ProblemWriter problems, ClientIpResolver clientIps, boolean rulesUpFront, StoreCalls storeCalls) {
+		ProblemWriter problems, @Nullable ReactiveRateLimitRejectionHandler rejections, ClientIpResolver clientIps,
+		boolean rulesUpFront, StoreCalls storeCalls) {
 
 	private static final Executor ELASTIC = (task) -> Schedulers.boundedElastic().schedule(task);
 

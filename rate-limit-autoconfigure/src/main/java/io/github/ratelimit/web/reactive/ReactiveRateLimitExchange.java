@@ -11,12 +11,14 @@ import reactor.core.publisher.SignalType;
 
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilterChain;
 
 import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.ReactiveRateLimitRejectionHandler;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.limiter.Check;
 import io.github.ratelimit.web.limiter.RequestChecks;
@@ -206,11 +208,19 @@ final class ReactiveRateLimitExchange {
 		}
 	}
 
-	/** Answers a rejection: what earlier phases admitted is given back, then the headers and the 429. */
+	/**
+	 * Answers a rejection: what earlier phases admitted is given back, then the headers and the 429, written by
+	 * the application's {@link ReactiveRateLimitRejectionHandler} when it has one.
+	 */
 	private Mono<Void> reject(RequestDecision result) {
 		this.checks.giveBackPending();
 		writeHeaders(result);
-		return this.pipeline.problems().quotaExceeded(this.exchange.getResponse(), requestUri(), result);
+		ServerHttpResponse response = this.exchange.getResponse();
+		response.setStatusCode(HttpStatus.TOO_MANY_REQUESTS);
+		response.getHeaders().setCacheControl("no-store");
+		ReactiveRateLimitRejectionHandler handler = this.pipeline.rejections();
+		return (handler != null) ? handler.reject(this.exchange, result)
+				: this.pipeline.problems().quotaExceeded(response, requestUri(), result);
 	}
 
 	/**

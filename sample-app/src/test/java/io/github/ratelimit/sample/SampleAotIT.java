@@ -24,11 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Starts the packaged sample as an AOT-processed application ({@code -Dspring.aot.enabled=true}), as a
- * user would, and calls it over HTTP. Runs after {@code process-aot} and {@code repackage} (failsafe).
+ * user would, and calls it over HTTP. Runs after {@code process-aot} and {@code repackage} (failsafe), in
+ * sample-app and in sample-reactive-app (from this module's test jar), each against its own jar.
  */
 class SampleAotIT {
 
-	private static final Pattern PORT = Pattern.compile("Tomcat started on port (\\d+)");
+	private static final Pattern PORT = Pattern.compile("(?:Tomcat|Netty) started on port (\\d+)");
 
 	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -36,7 +37,7 @@ class SampleAotIT {
 	void theAotProcessedSampleLimitsAndItsConditionsAreFixedAtBuildTime() throws Exception {
 		// rate-limit.enabled=false at run time cannot remove beans that AOT fixed at build time.
 		try (Sample sample = Sample.start("--rate-limit.enabled=false")) {
-			assertThat(sample.output()).contains("Starting AOT-processed SampleApplication");
+			assertThat(sample.output()).containsPattern("Starting AOT-processed (Reactive)?SampleApplication");
 			for (int i = 1; i <= 5; i++) {
 				assertThat(get(sample.port(), "/api/hello").statusCode()).isEqualTo(200);
 			}
@@ -99,10 +100,10 @@ class SampleAotIT {
 
 		private static Path jar() throws IOException {
 			try (Stream<Path> files = Files.list(Path.of("target"))) {
-				// The executable jar, not the test jar beside it (sample-reactive-app runs its checks).
-				return files.filter((file) -> file.getFileName().toString().matches("sample-app-.*(?<!-tests)\\.jar"))
+				// The module's executable jar, not the test jar beside it (sample-reactive-app runs these checks too).
+				return files.filter((file) -> file.getFileName().toString().matches("sample-(reactive-)?app-[0-9].*(?<!-tests)\\.jar"))
 					.findFirst()
-					.orElseThrow(() -> new IllegalStateException("No sample-app jar in target: run mvn verify"));
+					.orElseThrow(() -> new IllegalStateException("No sample jar in target: run mvn verify"));
 			}
 		}
 

@@ -97,14 +97,16 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 	}
 
 	private Mono<List<Check>> decideNow(LimitedRequest request, List<RateLimitPolicy> policies) {
+		if (this.storeCalls == StoreCalls.INLINE) {
+			// Decided on this thread, CPU only: nothing to wait for, nothing to undo.
+			return Mono.fromCallable(() -> this.limiter.decide(request, policies));
+		}
 		return Mono.defer(() -> {
-			CompletableFuture<List<Check>> step = switch (this.storeCalls) {
-				case INLINE -> CompletableFuture.completedFuture(this.limiter.decide(request, policies));
-				case ASYNC -> this.limiter.decideAsync(request, policies).toCompletableFuture();
-				case BLOCKING -> CompletableFuture.supplyAsync(() -> this.limiter.decide(request, policies), ELASTIC);
-			};
+			CompletableFuture<List<Check>> step = (this.storeCalls == StoreCalls.ASYNC)
+					? this.limiter.decideAsync(request, policies).toCompletableFuture()
+					: CompletableFuture.supplyAsync(() -> this.limiter.decide(request, policies), ELASTIC);
 			if (step.isDone()) {
-				// Decided on this thread (the in-process store, a rejection the Redis store keeps): nothing to undo.
+				// Decided on this thread (a rejection the Redis store keeps): nothing to undo.
 				return Mono.fromFuture(step);
 			}
 			// Whoever comes first, the step's answer or the cancel, has it: a step answered is never abandoned.

@@ -164,10 +164,11 @@ class ReactiveEndToEndTests {
 	void twoParallelRequestsHoldTheSlotsAndAThirdIsRefusedUntilOneEnds() throws Exception {
 		List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			slow.add(CompletableFuture.supplyAsync(() -> this.http.get("/work?ms=1000")));
+			slow.add(CompletableFuture.supplyAsync(() -> this.http.get("/work?ms=2000")));
 		}
 		HttpResponse<String> third = null;
-		for (int i = 0; i < 100 && (third == null || third.statusCode() != 429); i++) {
+		// Until both slow requests hold their slots (a cold client or server may take a while to send them).
+		for (int i = 0; i < 150 && (third == null || third.statusCode() != 429); i++) {
 			Thread.sleep(10);
 			third = this.http.get("/work?ms=0");
 		}

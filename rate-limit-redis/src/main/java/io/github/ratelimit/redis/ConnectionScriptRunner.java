@@ -4,9 +4,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 
@@ -35,13 +37,18 @@ final class ConnectionScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args) {
+	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args, long deadline) {
 		byte[][] keysAndArgs = new byte[keys.length + args.length][];
 		System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
 		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
 		try {
-			return CompletableFuture.supplyAsync(() -> ScriptRunner.integers(call(script, keys.length, keysAndArgs)),
-					this.executor);
+			return CompletableFuture.supplyAsync(() -> {
+				if (deadline - System.nanoTime() <= 0) {
+					// Queued until after its caller gave up: never sent, so that it takes nothing nobody waits for.
+					throw new CompletionException(new TimeoutException("Redis did not answer in time"));
+				}
+				return ScriptRunner.integers(call(script, keys.length, keysAndArgs));
+			}, this.executor);
 		}
 		catch (RejectedExecutionException ex) {
 			return CompletableFuture.failedFuture(ex);

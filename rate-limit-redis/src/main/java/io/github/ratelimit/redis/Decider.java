@@ -120,7 +120,7 @@ final class Decider {
 		boolean coalesce = op == ScriptOp.ACQUIRE && leases == null && this.coalescer != null && this.runner.canSend()
 				&& this.nodes.oneLane(keys) && !ScriptCodec.bans(acquisitions);
 		Sent call = coalesce ? coalesced(node, acquisitions, keys, serverDeadline)
-				: alone(node, op, acquisitions, keys, serverDeadline, leases);
+				: alone(node, op, acquisitions, keys, serverDeadline, leases, deadline);
 		if (!async) {
 			return CompletableFuture.completedFuture(outcome(node, acquisitions, op, leases, call.await(deadline)));
 		}
@@ -144,14 +144,24 @@ final class Decider {
 
 	/** A call of the request's own. */
 	private Sent alone(RedisNode node, ScriptOp op, List<Acquisition> acquisitions, byte[][] keys, long serverDeadline,
-			Leases.Lease @Nullable [] leases) {
-		ScriptCodec.Call call = this.codec.call(op, acquisitions, keys, ScriptCodec.deadlineArg(serverDeadline), leases);
-		CompletableFuture<List<Long>> reply = this.runner.call(call.script(), call.keys(), call.args());
+			Leases.Lease @Nullable [] leases, long deadline) {
+		CompletableFuture<List<Long>> reply = call(op, acquisitions, keys, serverDeadline, leases, deadline);
 		// An acquisition's late reply shows what to give back; a late release or check is cancelled, if still queued.
 		Runnable giveUp = (op != ScriptOp.ACQUIRE) ? () -> reply.cancel(false)
 				: () -> reply.thenAccept((late) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, leases,
 						ReplyPart.of(late)));
 		return new Sent(node, reply.thenApply(ReplyPart::of), null, giveUp);
+	}
+
+	private CompletableFuture<List<Long>> call(ScriptOp op, List<Acquisition> acquisitions, byte[][] keys,
+			long serverDeadline, Leases.Lease @Nullable [] leases, long deadline) {
+		try {
+			ScriptCodec.Call call = this.codec.call(op, acquisitions, keys, ScriptCodec.deadlineArg(serverDeadline), leases);
+			return this.runner.call(call.script(), call.keys(), call.args(), deadline);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
@@ -361,9 +371,15 @@ final class Decider {
 		return CompletableFuture.allOf(givenBack.toArray(new CompletableFuture<?>[0])).thenApply((done) -> List.of(settled));
 	}
 
-	/** Gives back without waiting for Redis (see {@link #giveBack(Receipt, long, boolean)}), but for a release. */
+	/**
+	 * Gives back without waiting for Redis (see {@link #giveBack(Receipt, long, boolean)}): a slot released in
+	 * Redis is sent, as a give-back is, so that no thread waits here (an async step's completion may run this
+	 * on the Redis client's own thread, which must never wait for a reply).
+	 * @return the decision after the local store's give-back or release, else {@code null}
+	 */
 	@Nullable Decision giveBack(Receipt receipt) {
-		return giveBack(receipt, deadline(), false).join();
+		CompletableFuture<@Nullable Decision> givenBack = giveBack(receipt, deadline(), false);
+		return givenBack.isDone() ? givenBack.getNow(null) : null;
 	}
 
 	/** Gives back without waiting for anything. */

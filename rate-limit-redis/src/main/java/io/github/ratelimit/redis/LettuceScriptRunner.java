@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisFuture;
@@ -39,7 +40,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args) {
+	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args, long deadline) {
 		Connection current = connected();
 		CompletableFuture<List<Long>> result = new CompletableFuture<>();
 		if (current != null) {
@@ -49,6 +50,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 		connection().whenComplete((connection, failure) -> {
 			if (failure != null) {
 				result.completeExceptionally((failure instanceof CompletionException) ? failure.getCause() : failure);
+			}
+			else if (deadline - System.nanoTime() <= 0) {
+				// Connected after its caller gave up: never sent, so that it takes nothing nobody waits for.
+				result.completeExceptionally(new TimeoutException("Redis was not connected in time"));
 			}
 			else if (!result.isDone()) {
 				send(connection.commands(), script, keys, args, result);

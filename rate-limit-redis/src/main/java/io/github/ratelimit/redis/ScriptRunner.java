@@ -23,10 +23,13 @@ interface ScriptRunner extends AutoCloseable {
 	 * @param script the script
 	 * @param keys its {@code KEYS}
 	 * @param args its {@code ARGV}
+	 * @param deadline a {@link System#nanoTime()} value: a call not sent by then (not connected yet, or queued
+	 * for the pool) is never sent and fails with a {@link TimeoutException}
 	 * @return the integers to come, or the failure: Redis failed or refused, the reply was not integers, the
-	 * pool was full. Cancelling it before the command was sent keeps it from being sent.
+	 * pool was full, the deadline passed before it was sent. Cancelling it before the command was sent keeps
+	 * it from being sent.
 	 */
-	CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args);
+	CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args, long deadline);
 
 	/**
 	 * Runs a script whose reply is an array of integers, waiting for it until a deadline (see {@link #await}).
@@ -42,7 +45,7 @@ interface ScriptRunner extends AutoCloseable {
 	 */
 	default List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
 			@Nullable Consumer<List<Long>> lateReply) throws Exception {
-		return await(call(script, keys, args), deadline, lateReply);
+		return await(call(script, keys, args, deadline), deadline, lateReply);
 	}
 
 	/**

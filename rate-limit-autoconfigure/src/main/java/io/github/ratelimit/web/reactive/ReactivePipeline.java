@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.reactive;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -52,8 +54,8 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 
 		/**
 		 * A store whose admissions do not block ({@link RateLimitStore#admitAllAsync} is its own, as the Redis
-		 * store's): they are asked on the event loop; its other calls (give-backs, releases) block, and run on
-		 * Reactor's bounded elastic scheduler.
+		 * store's): they are asked on the event loop; its other calls (give-backs, releases) may block, and run
+		 * on Reactor's bounded elastic scheduler, as does the answer of a step.
 		 */
 		ASYNC,
 
@@ -64,7 +66,12 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 			if (store instanceof CaffeineRateLimitStore) {
 				return INLINE;
 			}
-			Method admitAllAsync = ReflectionUtils.findMethod(store.getClass(), "admitAllAsync", List.class);
+			// The class that implements the store, behind a Spring proxy; a JDK proxy's methods all look its own.
+			Class<?> type = AopProxyUtils.ultimateTargetClass(store);
+			if (Proxy.isProxyClass(type)) {
+				return BLOCKING;
+			}
+			Method admitAllAsync = ReflectionUtils.findMethod(type, "admitAllAsync", List.class);
 			return (admitAllAsync != null && admitAllAsync.getDeclaringClass() != RateLimitStore.class) ? ASYNC : BLOCKING;
 		}
 
@@ -105,22 +112,19 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 			CompletableFuture<List<Check>> step = (this.storeCalls == StoreCalls.ASYNC)
 					? this.limiter.decideAsync(request, policies).toCompletableFuture()
 					: CompletableFuture.supplyAsync(() -> this.limiter.decide(request, policies), ELASTIC);
-			if (step.isDone()) {
-				// Decided on this thread (a rejection the Redis store keeps): nothing to undo.
-				return Mono.fromFuture(step);
-			}
-			// Whoever comes first, the step's answer or the cancel, has it: a step answered is never abandoned.
+			// Whoever comes first, the step's answer or the cancel, has it: a step answered is never abandoned. The
+			// answer is handed on where it is claimed (after publishOn), so that a cancel meanwhile finds it unclaimed.
 			AtomicBoolean claimed = new AtomicBoolean();
 			return Mono.fromFuture(step, true)
+				// Answered off the thread that completed the step (never the Redis client's own), where the store
+				// may be called again (a release of slots to wait, a give-back of a refused request).
+				.publishOn(Schedulers.boundedElastic())
 				.filter((decided) -> claimed.compareAndSet(false, true))
 				.doOnCancel(() -> {
 					if (claimed.compareAndSet(false, true)) {
 						step.thenAcceptAsync(this.limiter::abandon, ELASTIC);
 					}
-				})
-				// Answered off the thread that completed the step, never the Redis client's own: on the bounded
-				// elastic scheduler when the store blocks (an answer may call it again), else on a parallel one.
-				.publishOn((this.storeCalls == StoreCalls.BLOCKING) ? Schedulers.boundedElastic() : Schedulers.parallel());
+				});
 		});
 	}
 

@@ -93,6 +93,20 @@ class ReactiveOnRedisTests {
 		assertThat(next).as("both slots were given back").isEqualTo(200);
 	}
 
+	/**
+	 * Requests that wait for their turn (delay mode) on a route that also has a concurrency limit give their
+	 * slots back while they wait and take them again, on Redis: store calls that block, never on an event loop.
+	 */
+	@Test
+	void requestsThatWaitForTheirTurnGiveTheirSlotsBackMeanwhile() throws Exception {
+		Http[] clients = { new Http(port(one)), new Http(port(two)) };
+		long start = System.nanoTime();
+		Map<Integer, Integer> statuses = AtOnce.statuses(4, (i) -> () -> clients[i % 2].get("/paced").statusCode());
+		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(200, 4));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the last waited for its turn")
+			.isGreaterThanOrEqualTo(Duration.ofMillis(700));
+	}
+
 	private static ConfigurableApplicationContext start(int redisPort, String client) {
 		return new SpringApplicationBuilder(ReactiveRedisApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "spring.main.banner-mode=off", "spring.data.redis.port=" + redisPort,
@@ -103,7 +117,11 @@ class ReactiveOnRedisTests {
 					"rate-limit.policies.api.key=global", "rate-limit.rules[0].path=/limited",
 					"rate-limit.rules[0].policies=api", "rate-limit.policies.slots.algorithm=concurrency",
 					"rate-limit.policies.slots.limit=2", "rate-limit.policies.slots.key=global",
-					"rate-limit.rules[1].path=/work", "rate-limit.rules[1].policies=slots")
+					"rate-limit.rules[1].path=/work", "rate-limit.rules[1].policies=slots",
+					"rate-limit.policies.paced.limit=4", "rate-limit.policies.paced.period=1s",
+					"rate-limit.policies.paced.burst=1", "rate-limit.policies.paced.key=global",
+					"rate-limit.policies.paced.on-limit=delay", "rate-limit.policies.paced.max-delay=5s",
+					"rate-limit.rules[2].path=/paced", "rate-limit.rules[2].policies=paced,slots")
 			.run();
 	}
 
@@ -120,7 +138,7 @@ class ReactiveOnRedisTests {
 		@RestController
 		static class Api {
 
-			@GetMapping("/limited")
+			@GetMapping({ "/limited", "/paced" })
 			Mono<String> limited() {
 				return Mono.just("hello");
 			}

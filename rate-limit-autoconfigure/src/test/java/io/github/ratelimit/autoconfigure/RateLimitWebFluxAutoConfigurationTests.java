@@ -72,6 +72,16 @@ class RateLimitWebFluxAutoConfigurationTests {
 	}
 
 	@Test
+	void anApplicationsOwnWebFilterOfTheFiltersNameWins() {
+		this.reactive.withBean("rateLimitWebFilter", WebFilter.class, () -> (exchange, chain) -> chain.filter(exchange))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBeansOfType(WebFilter.class).values())
+					.noneMatch((filter) -> filter.getClass().getSimpleName().equals("RateLimitWebFilter"));
+			});
+	}
+
+	@Test
 	void anApplicationsOwnStoreWins() {
 		this.reactive.withUserConfiguration(OwnStore.class).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitStore.class);

@@ -366,8 +366,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	/**
 	 * Gives back what an admitted acquisition still holds (see {@link Receipt}) without waiting: taken in
-	 * Redis, a give-back script call is sent asynchronously, coalesced with others of its lane as decisions
-	 * are, and this method returns {@code null} at once; taken in the local store, that store gives back.
+	 * Redis, a give-back script call (a concurrency limit's slot: its release) is sent asynchronously, coalesced
+	 * with others of its lane as decisions are, and this method returns {@code null} at once; taken in the local
+	 * store, that store gives back.
 	 * This instance's cached rejection of the key is dropped at once (and again when Redis answered); other
 	 * instances keep theirs at most their rejection cache's age. A give-back that fails, times out or meets
 	 * an open breaker leaves the attempt charged (never generous): it is logged at debug, and a failed call

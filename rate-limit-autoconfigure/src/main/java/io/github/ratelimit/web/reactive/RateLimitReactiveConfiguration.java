@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -61,7 +62,9 @@ public class RateLimitReactiveConfiguration {
 			.toList());
 	}
 
+	/** The filter; an application's own bean of this name (a filter wrapping or replacing it) wins. */
 	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitWebFilter")
 	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, RateLimitPolicyResolver policyResolver,
 			RequestLimiter limiter, RateLimitHeaders headers, ClientIpResolver clientIpResolver, RateLimitStore store,
 			ObjectProvider<ServerCodecConfigurer> codecs, ObjectProvider<ReactiveRateLimitRejectionHandler> rejections) {

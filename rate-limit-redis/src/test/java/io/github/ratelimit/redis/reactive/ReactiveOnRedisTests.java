@@ -94,8 +94,9 @@ class ReactiveOnRedisTests {
 	}
 
 	/**
-	 * Requests that wait for their turn (delay mode) on a route that also has a concurrency limit give their
-	 * slots back while they wait and take them again, on Redis: store calls that block, never on an event loop.
+	 * Requests that wait for their turn (delay mode) on a route that also has a concurrency limit (as many slots
+	 * as requests: none is refused for arriving together) give their slots back while they wait and take them
+	 * again, on Redis: store calls that block, never on an event loop.
 	 */
 	@Test
 	void requestsThatWaitForTheirTurnGiveTheirSlotsBackMeanwhile() throws Exception {
@@ -121,7 +122,9 @@ class ReactiveOnRedisTests {
 					"rate-limit.policies.paced.limit=4", "rate-limit.policies.paced.period=1s",
 					"rate-limit.policies.paced.burst=1", "rate-limit.policies.paced.key=global",
 					"rate-limit.policies.paced.on-limit=delay", "rate-limit.policies.paced.max-delay=5s",
-					"rate-limit.rules[2].path=/paced", "rate-limit.rules[2].policies=paced,slots")
+					"rate-limit.policies.paced-slots.algorithm=concurrency", "rate-limit.policies.paced-slots.limit=4",
+					"rate-limit.policies.paced-slots.key=global",
+					"rate-limit.rules[2].path=/paced", "rate-limit.rules[2].policies=paced,paced-slots")
 			.run();
 	}
 

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -125,18 +125,29 @@ class LaterStoreStepTests {
 
 		private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(10_000, RateLimitClock.SYSTEM);
 
-		private final ExecutorService thread = Executors.newSingleThreadExecutor((task) -> new Thread(task, "store"));
+		/**
+		 * Its timer, as a client's (not {@code CompletableFuture.delayedExecutor}, whose timer on Java 25 spins on
+		 * a lock as a task is added: a store must not do that on an event loop).
+		 */
+		private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "store");
+			thread.setDaemon(true);
+			return thread;
+		});
 
 		@Override
 		public CompletionStage<List<Receipt>> admitAllAsync(List<Acquisition> acquisitions) {
-			return CompletableFuture.supplyAsync(() -> {
+			CompletableFuture<List<Receipt>> step = new CompletableFuture<>();
+			this.thread.schedule(() -> {
 				assertThat(Thread.currentThread().getName()).isEqualTo("store");
 				if (this.failing.get()) {
-					throw new IllegalStateException("the store is down");
+					step.completeExceptionally(new IllegalStateException("the store is down"));
+					return;
 				}
 				this.completedLater.incrementAndGet();
-				return this.store.admitAll(acquisitions);
-			}, CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS, this.thread));
+				step.complete(this.store.admitAll(acquisitions));
+			}, 20, TimeUnit.MILLISECONDS);
+			return step;
 		}
 
 		@Override

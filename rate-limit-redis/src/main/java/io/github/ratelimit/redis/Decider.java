@@ -38,6 +38,8 @@ final class Decider {
 
 	private final RejectionCache rejections;
 
+	private final Timeouts timeouts;
+
 	private final long timeoutNanos;
 
 	/** Coalesces decisions, when on (Lettuce only: see {@link ScriptRunner#canSend()}). */
@@ -47,7 +49,7 @@ final class Decider {
 	final LongAdder cachedRejections = new LongAdder();
 
 	Decider(RedisSettings settings, ScriptRunner runner, ScriptCodec codec, RedisNodes nodes, Fallback fallback,
-			Leases leases, GiveBacks giveBacks, RejectionCache rejections) {
+			Leases leases, GiveBacks giveBacks, RejectionCache rejections, Timeouts timeouts) {
 		this.runner = runner;
 		this.codec = codec;
 		this.nodes = nodes;
@@ -55,6 +57,7 @@ final class Decider {
 		this.leases = leases;
 		this.giveBacks = giveBacks;
 		this.rejections = rejections;
+		this.timeouts = timeouts;
 		this.timeoutNanos = settings.timeoutNanos();
 		this.coalescer = !settings.coalescing ? null : new Coalescer((requests) -> {
 			ScriptCodec.Call call = codec.batch(requests);
@@ -145,12 +148,13 @@ final class Decider {
 	/** A call of the request's own. */
 	private Sent alone(RedisNode node, ScriptOp op, List<Acquisition> acquisitions, byte[][] keys, long serverDeadline,
 			Leases.Lease @Nullable [] leases, long deadline) {
+		long sentAt = System.nanoTime();
 		CompletableFuture<List<Long>> reply = call(op, acquisitions, keys, serverDeadline, leases, deadline);
 		// An acquisition's late reply shows what to give back; a late release or check is cancelled, if still queued.
 		Runnable giveUp = (op != ScriptOp.ACQUIRE) ? () -> reply.cancel(false)
 				: () -> reply.thenAccept((late) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, leases,
 						ReplyPart.of(late)));
-		return new Sent(node, reply.thenApply(ReplyPart::of), null, giveUp);
+		return new Sent(node, sentAt, reply.thenApply(ReplyPart::of), null, giveUp);
 	}
 
 	private CompletableFuture<List<Long>> call(ScriptOp op, List<Acquisition> acquisitions, byte[][] keys,
@@ -172,7 +176,7 @@ final class Decider {
 		// The deadline's argument is written here, on the caller's thread, not on the client's one that sends batches.
 		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline,
 				ScriptCodec.deadlineArg(serverDeadline), Receipt.NO_MARK);
-		Sent sent = new Sent(node, pending.reply, pending, () -> {
+		Sent sent = new Sent(node, System.nanoTime(), pending.reply, pending, () -> {
 			pending.abandoned = true;
 			pending.reply.thenAccept((late) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, null, late));
 		});
@@ -197,10 +201,13 @@ final class Decider {
 		/** What giving up on the reply does: a late reply is read, or the call cancelled. */
 		private final Runnable giveUp;
 
-		private final long sentAt = System.nanoTime();
+		/** When it was sent, or before: a reply bounds the node's clock from it. */
+		private final long sentAt;
 
-		Sent(RedisNode node, CompletableFuture<ReplyPart> reply, Coalescer.@Nullable Pending pending, Runnable giveUp) {
+		Sent(RedisNode node, long sentAt, CompletableFuture<ReplyPart> reply, Coalescer.@Nullable Pending pending,
+				Runnable giveUp) {
 			this.node = node;
+			this.sentAt = sentAt;
 			this.reply = reply;
 			this.pending = pending;
 			this.giveUp = giveUp;
@@ -228,8 +235,7 @@ final class Decider {
 				return CompletableFuture.completedFuture(failed(new TimeoutException("Redis did not answer in time")));
 			}
 			// A copy times out, not the reply itself: a late reply must still be read.
-			return this.reply.copy()
-				.orTimeout(remaining, TimeUnit.NANOSECONDS)
+			return Decider.this.timeouts.orTimeout(this.reply.copy(), remaining)
 				.handle((reply, failure) -> (failure == null) ? answered(reply)
 						: failed((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 								: failure));
@@ -411,7 +417,6 @@ final class Decider {
 			return CompletableFuture.completedFuture(null);
 		}
 		// Still on its way at the deadline (or lost): the attempt stays charged, never generous.
-		return inRedis.completeOnTimeout(-1L, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
-			.thenApply((givenBack) -> null);
+		return this.timeouts.completeOnTimeout(inRedis, -1L, deadline - System.nanoTime()).thenApply((givenBack) -> null);
 	}
 }

@@ -46,7 +46,11 @@ final class GiveBacks {
 	/** Replies that came after their decision was made by on-failure, with tokens taken, and were given back. */
 	final LongAdder lateReplies = new LongAdder();
 
-	GiveBacks(RedisSettings settings, ScriptRunner runner, ScriptCodec codec, RedisNodes nodes, RejectionCache rejections) {
+	private final Timeouts timeouts;
+
+	GiveBacks(RedisSettings settings, ScriptRunner runner, ScriptCodec codec, RedisNodes nodes, RejectionCache rejections,
+			Timeouts timeouts) {
+		this.timeouts = timeouts;
 		this.runner = runner;
 		this.codec = codec;
 		this.nodes = nodes;
@@ -92,7 +96,7 @@ final class GiveBacks {
 			reply = send(this.codec.giveBacks(List.of(pending))).thenApply(ReplyPart::of);
 		}
 		// Bounded as any call: a lost give-back is an error, the attempt stays charged.
-		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS)
+		return this.timeouts.orTimeout(reply, this.timeoutNanos)
 			.handle((part, failure) -> givenBack(node, pending, sent, part, failure));
 	}
 

@@ -151,6 +151,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 
 	final GiveBacks giveBacks;
 
+	/** Bounds the calls that no thread waits for ({@link #admitAllAsync}, give-backs) in time. */
+	private final Timeouts timeouts = new Timeouts();
+
 	final Decider decider;
 
 	private final StartUp startUp;
@@ -165,9 +168,9 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.overrides = new RedisOverrides(settings.connectionFactory, settings.keyPrefix, settings.overridesPollInterval,
 				this.rejections::clear);
 		this.leases = new Leases(settings, this.codec, this.nodes);
-		this.giveBacks = new GiveBacks(settings, this.runner, this.codec, this.nodes, this.rejections);
+		this.giveBacks = new GiveBacks(settings, this.runner, this.codec, this.nodes, this.rejections, this.timeouts);
 		this.decider = new Decider(settings, this.runner, this.codec, this.nodes, this.fallback, this.leases, this.giveBacks,
-				this.rejections);
+				this.rejections, this.timeouts);
 		this.runner.warmUp(this.codec.scripts.all());
 		this.startUp = new StartUp(settings, this.runner, this.codec, this.nodes, this.fallback.describe());
 	}
@@ -467,6 +470,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.leases.close();
 		this.giveBacks.close();
 		this.runner.close();
+		this.timeouts.close();
 	}
 
 	/**

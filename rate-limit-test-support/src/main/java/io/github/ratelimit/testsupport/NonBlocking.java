@@ -28,7 +28,10 @@ public final class NonBlocking {
 			BlockHound.install((builder) -> builder
 				// Netty's pooling allocator locks briefly while it grows its magazines, under contention: no I/O.
 				.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
-				.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free"));
+				.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
+				// Handing a task to a pool (the Redis store's calls on Jedis): its locks are held only to queue the
+				// task or add a worker, as Reactor's own integration allows for ScheduledThreadPoolExecutor's queue.
+				.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute"));
 			// The proof that it watches: a sleep on a non-blocking thread fails.
 			try {
 				Mono.fromCallable(() -> {

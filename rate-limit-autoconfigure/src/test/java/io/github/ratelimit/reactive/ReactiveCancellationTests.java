@@ -4,9 +4,12 @@ import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -47,16 +50,21 @@ class ReactiveCancellationTests {
 	@LocalServerPort
 	int port;
 
+	@Autowired
+	SlowStore.Slow store;
+
 	@Test
 	void aClientGoneWhileTheStoreDecidesLeavesNoSlotTaken() throws Exception {
+		this.store.admitting.drainPermits();
+		this.store.released.drainPermits();
 		try (Socket socket = new Socket("localhost", this.port)) {
 			socket.getOutputStream().write(("GET /work?ms=0 HTTP/1.1\r\nHost: localhost\r\n\r\n")
 				.getBytes(StandardCharsets.US_ASCII));
 			socket.getOutputStream().flush();
-			// Gone while the store decides.
-			Thread.sleep(SlowStore.DELAY_MILLIS / 4);
+			assertThat(this.store.admitting.tryAcquire(10, TimeUnit.SECONDS)).as("the store is deciding").isTrue();
 		}
-		Thread.sleep(2 * SlowStore.DELAY_MILLIS);
+		// Gone while the store decides: once decided, the step is undone and its slot given back.
+		assertThat(this.store.released.tryAcquire(10, TimeUnit.SECONDS)).as("the slot was given back").isTrue();
 		assertThat(new Http(this.port).get("/work?ms=0").statusCode()).as("the one slot is free").isEqualTo(200);
 	}
 
@@ -72,54 +80,66 @@ class ReactiveCancellationTests {
 		assertThat(failure.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
 	}
 
-	/** The in-process store, slow: as a store that asks a server, its calls block. */
+	/**
+	 * The in-process store, slow: as a store that asks a server, its admissions block, here 400 ms (a server's
+	 * latency, long enough for the server to see a client go away meanwhile). It says when it starts to admit
+	 * and when it releases a slot.
+	 */
 	@TestConfiguration(proxyBeanMethods = false)
 	static class SlowStore {
 
-		static final long DELAY_MILLIS = 400;
-
 		@Bean
-		RateLimitStore rateLimitStore() {
-			CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, RateLimitClock.SYSTEM);
-			return new RateLimitStore() {
+		Slow rateLimitStore() {
+			return new Slow();
+		}
 
-				@Override
-				public List<Receipt> admitAll(List<Acquisition> acquisitions) {
-					try {
-						Thread.sleep(DELAY_MILLIS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					return store.admitAll(acquisitions);
+		static final class Slow implements RateLimitStore {
+
+			final Semaphore admitting = new Semaphore(0);
+
+			final Semaphore released = new Semaphore(0);
+
+			private final CaffeineRateLimitStore store = new CaffeineRateLimitStore(1000, RateLimitClock.SYSTEM);
+
+			@Override
+			public List<Receipt> admitAll(List<Acquisition> acquisitions) {
+				this.admitting.release();
+				try {
+					Thread.sleep(400);
 				}
-
-				@Override
-				public Decision tryAcquire(Acquisition acquisition) {
-					return store.tryAcquire(acquisition);
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
 				}
+				return this.store.admitAll(acquisitions);
+			}
 
-				@Override
-				public Decision release(Acquisition acquisition) {
-					return store.release(acquisition);
-				}
+			@Override
+			public Decision tryAcquire(Acquisition acquisition) {
+				return this.store.tryAcquire(acquisition);
+			}
 
-				@Override
-				public Decision peek(Acquisition acquisition) {
-					return store.peek(acquisition);
-				}
+			@Override
+			public Decision release(Acquisition acquisition) {
+				Decision released = this.store.release(acquisition);
+				this.released.release();
+				return released;
+			}
 
-				@Override
-				public void reset(String limitId, String key) {
-					store.reset(limitId, key);
-				}
+			@Override
+			public Decision peek(Acquisition acquisition) {
+				return this.store.peek(acquisition);
+			}
 
-				@Override
-				public void resetAll() {
-					store.resetAll();
-				}
+			@Override
+			public void reset(String limitId, String key) {
+				this.store.reset(limitId, key);
+			}
 
-			};
+			@Override
+			public void resetAll() {
+				this.store.resetAll();
+			}
+
 		}
 
 	}

@@ -253,10 +253,12 @@ public class RateLimitProperties {
 		private int maxWaiting = 100;
 
 		/**
-		 * Whether a waiting request is parked with the Servlet async API instead of holding its thread.
-		 * Every filter must then see async dispatches too: the start-up checks the filters it knows of.
+		 * Whether a waiting request is parked with the Servlet async API instead of holding its thread. Unset,
+		 * it is parked when every filter registered as a bean also sees async dispatches (else the start-up
+		 * logs which filters keep requests on their threads); true fails the start-up naming such filters;
+		 * false always waits on the thread.
 		 */
-		private boolean park;
+		private @Nullable Boolean park;
 
 		public int getMaxWaiting() {
 			return this.maxWaiting;
@@ -266,11 +268,11 @@ public class RateLimitProperties {
 			this.maxWaiting = maxWaiting;
 		}
 
-		public boolean isPark() {
+		public @Nullable Boolean getPark() {
 			return this.park;
 		}
 
-		public void setPark(boolean park) {
+		public void setPark(@Nullable Boolean park) {
 			this.park = park;
 		}
 

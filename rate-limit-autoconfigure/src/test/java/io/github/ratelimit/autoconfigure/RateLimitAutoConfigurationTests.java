@@ -497,6 +497,20 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void unsetParkingKeepsWaitingRequestsOnTheirThreadsWhenAFilterDoesNotSeeAsyncDispatches(CapturedOutput output) {
+		this.runner.withBean("apiKeyFilter", jakarta.servlet.Filter.class,
+				() -> (request, response, chain) -> chain.doFilter(request, response))
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).contains("Requests that wait for their turn hold their threads: the filters [apiKeyFilter]"
+				+ " do not see the async dispatch that would resume a parked request");
+		this.runner.withPropertyValues("rate-limit.delay.park=false")
+			.withBean("quietFilter", jakarta.servlet.Filter.class,
+					() -> (request, response, chain) -> chain.doFilter(request, response))
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("[quietFilter]");
+	}
+
+	@Test
 	void parkingFailsTheStartUpWhenAFilterDoesNotSeeAsyncDispatches() {
 		this.runner.withPropertyValues("rate-limit.delay.park=true")
 			.withBean("apiKeyFilter", jakarta.servlet.Filter.class,

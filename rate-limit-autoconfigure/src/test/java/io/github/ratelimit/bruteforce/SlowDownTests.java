@@ -29,13 +29,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code slow-down} on a login form, through a running Tomcat on the wall clock: 5 failures per username
  * in 15 minutes, slowed down once 2 are spent (500 ms, then 1 s, then at most 1.5 s), then locked out.
- * Waiting requests are parked ({@code rate-limit.delay.park}). A delay is measured as "the attempt did not
- * complete before it"; a lockout as "answered before the first delay". On {@code /login-one} the delay is 2 s,
+ * Waiting requests are parked (by default: every filter sees async dispatches). A delay is measured as
+ * "the attempt did not complete before it"; a lockout as "answered before the first delay". On {@code /login-one} the delay is 2 s,
  * so that another request surely arrives while one waits, and a global slot is held by one request at a time.
  */
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(classes = BruteForceApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "rate-limit.delay.park=true", "server.tomcat.threads.max=64",
+		properties = { "server.tomcat.threads.max=64",
 				"management.endpoints.web.exposure.include=ratelimits",
 				"rate-limit.policies.login.limit=5", "rate-limit.policies.login.period=15m",
 				"rate-limit.policies.login.key=param:username", "rate-limit.policies.login.count=failures",

@@ -22,7 +22,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On the wall clock, over Tomcat with 10 request threads: 200 delayed requests wait at once, parked
+ * On the wall clock, over Tomcat with 10 request threads and {@code rate-limit.delay.park} unset (every
+ * filter sees async dispatches, so requests are parked): 200 delayed requests wait at once, parked
  * without their threads, while other requests keep being answered; each waiting request is then served
  * in its turn. Were a wait to hold its thread, the 10 threads would be taken by waiting requests and a
  * ping would be answered only once nearly all of them were served. What is asserted is that order, not a
@@ -33,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.rules[0].policies=waiting", "rate-limit.policies.waiting.limit=25",
 				"rate-limit.policies.waiting.period=1s", "rate-limit.policies.waiting.key=global",
 				"rate-limit.policies.waiting.on-limit=delay", "rate-limit.policies.waiting.max-delay=30s",
-				"rate-limit.delay.max-waiting=1000", "rate-limit.delay.park=true" })
+				"rate-limit.delay.max-waiting=1000" })
 class WaitingWithoutThreadsTests {
 
 	private static final int WAITING = 200;

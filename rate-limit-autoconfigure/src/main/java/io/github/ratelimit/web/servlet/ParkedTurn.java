@@ -96,8 +96,8 @@ final class ParkedTurn {
 	}
 
 	/**
-	 * Whether a request that must wait can do so without its thread: only when the application asked for it
-	 * ({@code rate-limit.delay.park}). MockMvc has no container to dispatch it again; a multipart request's
+	 * Whether a request that must wait can do so without its thread: only when every filter sees the async
+	 * dispatch that resumes it ({@link ParkingCheck}). MockMvc has no container to dispatch it again; a multipart request's
 	 * parts would be cleaned up before it resumes, and a form sent with another method than POST (or whose
 	 * method a filter overrode) would lose what a filter ahead of ours read; a request that a filter or
 	 * servlet without async support handles is logged once.

@@ -236,7 +236,7 @@ final class RateLimitExchange {
 		if (turn.waitNanos() == 0) {
 			return turn.proceeds();
 		}
-		if (!ParkedTurn.mayPark(this.request, this.pipeline.park())) {
+		if (!ParkedTurn.mayPark(this.request, this.pipeline.parking().parks())) {
 			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
 			return retakeSlots(request, response);
 		}

@@ -20,11 +20,11 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * @param delay holds a request that waits for its turn (delay mode)
  * @param rulesUpFront whether every request's path rules are decided before the rest of the filter chain
  * (the filter runs ahead of Spring Security's), not only those that count failures or successes
- * @param park whether a waiting request is parked without its thread ({@code rate-limit.delay.park})
+ * @param parking whether a waiting request is parked without its thread ({@code rate-limit.delay.park})
  * @param clientIps finds a request's client IP
  */
 record RateLimitPipeline(RateLimitPolicyResolver policies, RequestLimiter limiter, RateLimitHeaders headers,
-		RateLimitRejectionHandler rejections, RequestDelay delay, boolean rulesUpFront, boolean park,
+		RateLimitRejectionHandler rejections, RequestDelay delay, boolean rulesUpFront, ParkingCheck parking,
 		ClientIpResolver clientIps) {
 
 	/** Whether any policy applies to any request at all; when none does, the filter steps aside. */

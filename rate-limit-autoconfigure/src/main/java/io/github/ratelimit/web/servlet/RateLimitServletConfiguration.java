@@ -8,7 +8,6 @@ import org.apache.catalina.Valve;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.tomcat.TomcatWebServerFactory;
@@ -45,9 +44,8 @@ public class RateLimitServletConfiguration {
 	private static final int SECURITY_FILTER_ORDER = -100;
 
 	@Bean
-	@ConditionalOnBooleanProperty("rate-limit.delay.park")
-	ParkingCheck rateLimitParkingCheck(ListableBeanFactory beanFactory) {
-		return new ParkingCheck(beanFactory);
+	ParkingCheck rateLimitParkingCheck(ListableBeanFactory beanFactory, RateLimitProperties properties) {
+		return new ParkingCheck(beanFactory, properties.getDelay().getPark());
 	}
 
 	@Bean
@@ -83,7 +81,7 @@ public class RateLimitServletConfiguration {
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimitProperties properties,
 			RateLimitPolicyResolver policyResolver, RequestLimiter limiter, RateLimitHeaders headers,
 			RateLimitRejectionHandler rejectionHandler, RequestDelay delay, ClientIpResolver clientIpResolver,
-			Environment environment) {
+			ParkingCheck parking, Environment environment) {
 		// Ahead of Spring Security's filters, path rules are decided before them: an authentication
 		// filter answers a request before any handler lookup, so it would check the password of a client
 		// out of guesses and the answer would tell a right guess from a wrong one.
@@ -92,7 +90,7 @@ public class RateLimitServletConfiguration {
 					.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER);
 		RateLimitFilter filter = new RateLimitFilter(
 				new RateLimitPipeline(policyResolver, limiter, headers, rejectionHandler, delay, beforeSecurity,
-						properties.getDelay().isPark(), clientIpResolver));
+						parking, clientIpResolver));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilterOrder());

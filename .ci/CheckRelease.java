@@ -52,6 +52,7 @@ public class CheckRelease {
             "rate-limit-redis", "io.github.ratelimit.redis",
             "rate-limit-autoconfigure", "io.github.ratelimit.autoconfigure",
             "rate-limit-spring-boot-starter", "io.github.ratelimit.starter",
+            "rate-limit-gateway", "io.github.ratelimit.gateway",
             "rate-limit-test", "io.github.ratelimit.test");
 
     final List<String> failures = new ArrayList<>();

@@ -37,6 +37,7 @@ import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.AnnotatedEndpoints;
 import io.github.ratelimit.web.policy.ChangeFieldsCheck;
 import io.github.ratelimit.web.policy.ConfiguredLimits;
+import io.github.ratelimit.web.policy.HandlerPolicies;
 import io.github.ratelimit.web.policy.PolicyRefresh;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
@@ -88,8 +89,10 @@ class RateLimitCommonConfiguration {
 
 	@Bean
 	RateLimitPolicyResolver rateLimitPolicyResolver(RateLimitProperties properties, RateLimitPolicies policies,
-			AnnotatedEndpoints annotatedEndpoints) {
-		return new RateLimitPolicyResolver(ConfiguredLimits.rules(properties, policies), annotatedEndpoints);
+			ObjectProvider<HandlerPolicies> handlers) {
+		// The annotated handler methods, and a gateway's routes when there is one.
+		return new RateLimitPolicyResolver(ConfiguredLimits.rules(properties, policies),
+				handlers.orderedStream().toList());
 	}
 
 	@Bean

@@ -21,13 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The published modules' public types are exactly those docs/how-it-works.md lists under "Public API":
  * a type made public, on purpose or not, fails the build until the list says so. Reads the compiled
- * classes of rate-limit-core, rate-limit-redis, rate-limit-autoconfigure and rate-limit-test (the reactor has built them
- * before the sample's tests run) and reads the access flags of each top-level class file.
+ * classes of rate-limit-core, rate-limit-redis, rate-limit-autoconfigure, rate-limit-gateway and rate-limit-test (the
+ * reactor has built them before the sample's tests run) and reads the access flags of each top-level class file.
  */
 class PublicApiTests {
 
 	private static final List<String> PUBLISHED = List.of("rate-limit-core", "rate-limit-redis",
-			"rate-limit-autoconfigure", "rate-limit-test");
+			"rate-limit-autoconfigure", "rate-limit-gateway", "rate-limit-test");
 
 	/** A list item of the section: a package, then its types, each in backticks. */
 	private static final Pattern ITEM = Pattern.compile("^- `(io\\.github\\.ratelimit[\\w.]*)`: (.*)$");

@@ -109,6 +109,13 @@ public abstract class LimitedRequest implements RateLimitRequest {
 	 */
 	public abstract Object nativeRequest();
 
+	/**
+	 * Returns an attribute of the request (a servlet request's, a WebFlux exchange's).
+	 * @param name its name
+	 * @return its value, or {@code null}
+	 */
+	public abstract @Nullable Object attribute(String name);
+
 	@Override
 	public String path() {
 		return pathWithinApplication().value();

@@ -58,6 +58,12 @@ public final class RequestLimiter {
 	/** The status {@link #complete} is told when no response completed: every attempt keeps its cost. */
 	public static final int NO_RESPONSE = -1;
 
+	/**
+	 * The status {@link #complete} is told when the handler could not answer (a gateway's backend that is
+	 * down): neither a failure nor a success, so every attempt is given back.
+	 */
+	public static final int OUTAGE = -2;
+
 	private final RateLimitStore store;
 
 	private final DecisionRecorder recorder;
@@ -406,11 +412,12 @@ public final class RequestLimiter {
 	 * Settles a check that counts only some responses, once the response is known: a response that does
 	 * not count gives back what its attempt still holds; one that counts keeps it.
 	 * @param check a check that {@linkplain Check#countsLater() counts later}
-	 * @param status the response status, or {@link #NO_RESPONSE} when no response completed (it keeps its cost)
+	 * @param status the response status, {@link #NO_RESPONSE} when no response completed (it keeps its cost),
+	 * or {@link #OUTAGE} (it is given back)
 	 * @return the check, with what the give-back left for the headers
 	 */
 	Check complete(Check check, int status) {
-		if (status == NO_RESPONSE || check.policy().count().counts(status)) {
+		if (status == NO_RESPONSE || (status != OUTAGE && check.policy().count().counts(status))) {
 			return check;
 		}
 		Decision after = giveBack(check);

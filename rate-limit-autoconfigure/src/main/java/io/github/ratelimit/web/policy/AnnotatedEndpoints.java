@@ -29,6 +29,7 @@ import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.RateLimited;
 import io.github.ratelimit.web.key.KeyResolvers;
+import io.github.ratelimit.web.key.LimitedRequest;
 
 /**
  * The policies of {@link RateLimited} handler methods, found once after start-up (where a bad
@@ -36,7 +37,7 @@ import io.github.ratelimit.web.key.KeyResolvers;
  * own lookup, so HTTP method, path variables, consumes and produces conditions all count; nothing is
  * looked up twice). Thread-safe once initialized.
  */
-public final class AnnotatedEndpoints implements SmartInitializingSingleton {
+public final class AnnotatedEndpoints implements HandlerPolicies, SmartInitializingSingleton {
 
 	private final Supplier<List<HandlerMethod>> handlerMethods;
 
@@ -77,6 +78,11 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 		this.byMethod = Map.copyOf(byMethod);
 	}
 
+	@Override
+	public List<RateLimitPolicy> policiesFor(LimitedRequest request, @Nullable Object handler) {
+		return policiesFor(handler);
+	}
+
 	/**
 	 * Returns the policies of a handler.
 	 * @param handler the handler Spring MVC dispatches a request to, or {@code null}
@@ -93,7 +99,8 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * Returns whether any handler is annotated.
 	 * @return {@code true} once some annotated handler has been found
 	 */
-	boolean any() {
+	@Override
+	public boolean any() {
 		return !this.byMethod.isEmpty();
 	}
 
@@ -101,7 +108,8 @@ public final class AnnotatedEndpoints implements SmartInitializingSingleton {
 	 * Returns whether some annotated policy counts only some responses.
 	 * @return {@code true} when a request may be counted once its response is known
 	 */
-	boolean countsLater() {
+	@Override
+	public boolean countsLater() {
 		return this.countsLater;
 	}
 

@@ -12,8 +12,8 @@ import io.github.ratelimit.web.RateLimited;
 import io.github.ratelimit.web.key.LimitedRequest;
 
 /**
- * Finds every policy that applies to a request: those of matching path rules, then those of the
- * {@link RateLimited} handler Spring MVC dispatches it to. A policy named twice (by a rule and by an
+ * Finds every policy that applies to a request: those of matching path rules, then those its handler names
+ * ({@link HandlerPolicies}: a {@link RateLimited} handler method, a gateway route). A policy named twice (by a rule and by an
  * annotation) counts once, with the annotation's cost (with the rule's when the rules were decided up
  * front, before the handler was known). A CORS preflight ({@code OPTIONS} with {@code Origin} and
  * {@code Access-Control-Request-Method}, without credentials) has no policy: the browser sends it on its
@@ -23,7 +23,7 @@ public final class RateLimitPolicyResolver {
 
 	private final List<PathRule> rules;
 
-	private final AnnotatedEndpoints annotatedEndpoints;
+	private final List<HandlerPolicies> handlers;
 
 	private final boolean countsLater;
 
@@ -33,11 +33,11 @@ public final class RateLimitPolicyResolver {
 	/**
 	 * Creates the resolver.
 	 * @param rules the path rules, in configuration order
-	 * @param annotatedEndpoints the annotated handlers
+	 * @param handlers what handlers name (annotated handler methods, gateway routes)
 	 */
-	public RateLimitPolicyResolver(List<PathRule> rules, AnnotatedEndpoints annotatedEndpoints) {
+	public RateLimitPolicyResolver(List<PathRule> rules, List<? extends HandlerPolicies> handlers) {
 		this.rules = List.copyOf(rules);
-		this.annotatedEndpoints = annotatedEndpoints;
+		this.handlers = List.copyOf(handlers);
 		this.countsLater = this.rules.stream()
 			.flatMap((rule) -> rule.policies().stream())
 			.anyMatch((policy) -> policy.count() != CountMode.ALL);
@@ -55,11 +55,19 @@ public final class RateLimitPolicyResolver {
 	}
 
 	/**
-	 * Returns whether any policy applies to any request: some rule, or some annotated handler.
+	 * Returns whether any policy applies to any request: some rule, or some handler's.
 	 * @return {@code false} when nothing is limited
 	 */
 	public boolean limitsAnything() {
-		return !this.rules.isEmpty() || this.annotatedEndpoints.any();
+		if (!this.rules.isEmpty()) {
+			return true;
+		}
+		for (int i = 0; i < this.handlers.size(); i++) {
+			if (this.handlers.get(i).any()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -68,7 +76,7 @@ public final class RateLimitPolicyResolver {
 	 * @return {@code true} when a request may be counted once its response is known
 	 */
 	public boolean mayCountLater() {
-		return this.countsLater || this.annotatedEndpoints.countsLater();
+		return this.countsLater || this.handlers.stream().anyMatch(HandlerPolicies::countsLater);
 	}
 
 	/**
@@ -90,7 +98,7 @@ public final class RateLimitPolicyResolver {
 		if (request.isBrowsersPreflight()) {
 			return List.of();
 		}
-		List<RateLimitPolicy> annotated = this.annotatedEndpoints.policiesFor(handler);
+		List<RateLimitPolicy> annotated = named(request, handler);
 		if (this.rules.isEmpty()) {
 			return annotated;
 		}
@@ -124,7 +132,38 @@ public final class RateLimitPolicyResolver {
 	 * @return the handler's policies; none for a CORS preflight
 	 */
 	public List<RateLimitPolicy> handlerPolicies(LimitedRequest request, @Nullable Object handler) {
-		return request.isBrowsersPreflight() ? List.of() : this.annotatedEndpoints.policiesFor(handler);
+		return request.isBrowsersPreflight() ? List.of() : named(request, handler);
+	}
+
+	/**
+	 * Returns whether a response's status says that the request's handler could not answer (a gateway's
+	 * backend that is down): such a response is neither a failure nor a success.
+	 * @param request the request
+	 * @param status the response's status
+	 * @return {@code true} for an outage
+	 */
+	public boolean isOutage(LimitedRequest request, int status) {
+		for (int i = 0; i < this.handlers.size(); i++) {
+			if (this.handlers.get(i).isOutage(request, status)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** The policies the request's handler names, each budget once. */
+	private List<RateLimitPolicy> named(LimitedRequest request, @Nullable Object handler) {
+		if (this.handlers.size() == 1) {
+			return this.handlers.get(0).policiesFor(request, handler);
+		}
+		List<RateLimitPolicy> named = List.of();
+		for (int i = 0; i < this.handlers.size(); i++) {
+			List<RateLimitPolicy> policies = this.handlers.get(i).policiesFor(request, handler);
+			if (!policies.isEmpty()) {
+				named = named.isEmpty() ? policies : addAll(new ArrayList<>(named), policies);
+			}
+		}
+		return named;
 	}
 
 	private static List<RateLimitPolicy> addAll(List<RateLimitPolicy> result, List<RateLimitPolicy> policies) {

@@ -214,6 +214,11 @@ final class ExchangeRequestView extends LimitedRequest {
 	}
 
 	@Override
+	public @Nullable Object attribute(String name) {
+		return this.exchange.getAttribute(name);
+	}
+
+	@Override
 	public Object nativeRequest() {
 		return this.exchange.getRequest();
 	}

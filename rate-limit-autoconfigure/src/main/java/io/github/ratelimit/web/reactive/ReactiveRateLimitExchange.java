@@ -154,7 +154,7 @@ final class ReactiveRateLimitExchange {
 		}
 		if (this.checks.holdIfCountsLater()) {
 			ServerHttpResponse response = this.exchange.getResponse();
-			response.beforeCommit(() -> this.pipeline.store(() -> count(statusOf(response))).then());
+			response.beforeCommit(() -> this.pipeline.store(() -> count(countedStatus())).then());
 		}
 		if (!this.checks.countsLater() && !step.isEmpty() && result.isLimited()) {
 			writeHeaders(result);
@@ -274,7 +274,7 @@ final class ReactiveRateLimitExchange {
 			.doOnNext((step) -> {
 				RequestDecision result = this.checks.addAnswered(step);
 				if (this.checks.countsLater()) {
-					this.checks.complete(statusOf(this.exchange.getResponse()));
+					this.checks.complete(countedStatus());
 				}
 				else if (result.isLimited() && result.isAllowed()) {
 					writeHeaders(result);
@@ -300,6 +300,13 @@ final class ReactiveRateLimitExchange {
 			this.checks.complete(RequestLimiter.NO_RESPONSE);
 		}
 		this.pipeline.storeLater(this.checks::release);
+	}
+
+	/** The response's status as counted: a gateway's backend that could not answer is an {@code OUTAGE}. */
+	private int countedStatus() {
+		int status = statusOf(this.exchange.getResponse());
+		return this.pipeline.policies().isOutage(this.pipeline.view(this.exchange), status) ? RequestLimiter.OUTAGE
+				: status;
 	}
 
 	private String requestUri() {

@@ -181,6 +181,11 @@ public final class ServletRequestView extends LimitedRequest {
 	}
 
 	@Override
+	public @Nullable Object attribute(String name) {
+		return this.request.getAttribute(name);
+	}
+
+	@Override
 	public Object nativeRequest() {
 		return (unreadableParameters() != null) ? new Guarded(this.request, this) : this.request;
 	}

@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.mock.web.MockFilterChain;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -291,8 +292,9 @@ class RateLimitFilterTests {
 		PathRule rule = new PathRule(PathPatternParser.defaultInstance.parse("/api/**"), Set.of(), List.of(policy));
 		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, TestPolicies.policies(Map.of()), this.keyResolvers);
 		none.afterSingletonsInstantiated();
-		return new RateLimitPipeline(new RateLimitPolicyResolver(List.of(rule), none), limiter, headers, rejectionHandler,
-				RequestDelay.TIMER, false, false, ClientIpResolver.builder().build());
+		return new RateLimitPipeline(new RateLimitPolicyResolver(List.of(rule), List.of(none)), limiter, headers, rejectionHandler,
+				RequestDelay.TIMER, false, new ParkingCheck(new DefaultListableBeanFactory(), false),
+				ClientIpResolver.builder().build());
 	}
 
 	private static MockHttpServletResponse send(RateLimitFilter filter, HandlerInterceptor interceptor, String path)

@@ -1,0 +1,152 @@
+package io.github.ratelimit.gateway;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import io.github.ratelimit.testsupport.Http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A real gateway on Netty proxying to a real backend, its routes in {@code application.yml}: each route's
+ * {@code RateLimited} policies, with the path rules, decided once; failures counted on the backend's answer;
+ * forms read by a {@code param:} key forwarded byte for byte.
+ */
+@SpringBootTest(classes = GatewayApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
+class GatewayTests {
+
+	static final Backend backend = start();
+
+	@LocalServerPort
+	int port;
+
+	Http http;
+
+	@DynamicPropertySource
+	static void backend(DynamicPropertyRegistry registry) {
+		registry.add("backend.uri", backend::uri);
+	}
+
+	@AfterAll
+	static void stop() {
+		backend.close();
+	}
+
+	@BeforeEach
+	void client() {
+		this.http = new Http(this.port);
+	}
+
+	@Test
+	void aRoutesPolicyLimitsItsRequestsOnceThoughARuleNamesItToo() {
+		for (int remaining = 2; remaining >= 0; remaining--) {
+			HttpResponse<String> allowed = this.http.get("/api/hello");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.body()).isEqualTo("/api/hello");
+			assertThat(allowed.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
+			assertThat(allowed.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
+		}
+		HttpResponse<String> rejected = this.http.get("/api/hello");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(
+				(policy) -> assertThat(policy).contains("\"hello\";q=3;w=60"));
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"hello\"]");
+		assertThat(backend.hits("/api/hello")).as("the rejected request never reached the backend").isEqualTo(3);
+	}
+
+	@Test
+	void aRouteNamingTwoPoliciesSpendsBothAllOrNothing() {
+		assertThat(this.http.get("/api/two").statusCode()).isEqualTo(200);
+		HttpResponse<String> second = this.http.get("/api/two");
+		assertThat(second.statusCode()).isEqualTo(200);
+		assertThat(second.headers().firstValue("RateLimit")).hasValueSatisfying(
+				(header) -> assertThat(header).startsWith("\"small\";r=0"));
+		HttpResponse<String> third = this.http.get("/api/two");
+		assertThat(third.statusCode()).isEqualTo(429);
+		assertThat(third.body()).contains("\"violated-policies\":[\"small\"]");
+		assertThat(backend.hits("/api/two")).isEqualTo(2);
+	}
+
+	@Test
+	void failedLoginsAreCountedPerUsernameFromTheFormTheBackendStillReceivesWhole() {
+		String form = "username=alice&password=wrong&note=caf%C3%A9+%26+more";
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.http.post("/api/login", form).statusCode()).isEqualTo(401);
+		}
+		assertThat(new String(backend.bodies.get(backend.bodies.size() - 1), StandardCharsets.UTF_8))
+			.as("byte for byte").isEqualTo(form);
+		HttpResponse<String> locked = this.http.post("/api/login", "username=alice&password=right");
+		assertThat(locked.statusCode()).as("alice is locked out").isEqualTo(429);
+		assertThat(this.http.post("/api/login", "username=bob&password=right").statusCode()).as("bob is not")
+			.isEqualTo(200);
+		for (int i = 0; i < 5; i++) {
+			assertThat(this.http.post("/api/login", "username=carol&password=right").statusCode())
+				.as("successes are not counted").isEqualTo(200);
+		}
+	}
+
+	@Test
+	void aFormOverTheBoundIsRefusedNeverKeyedElsewhere() {
+		String form = "username=dave&password=wrong&pad=" + "x".repeat(300 * 1024);
+		HttpResponse<String> refused = this.http.post("/api/login", form);
+		assertThat(refused.statusCode()).isEqualTo(413);
+		assertThat(backend.bodies.stream().noneMatch((body) -> body.length > 256 * 1024)).isTrue();
+	}
+
+	@Test
+	void clientErrorsOfTheBackendCountAsFailuresItsServerErrorsAndAnOutageDoNot() {
+		for (int i = 0; i < 5; i++) {
+			assertThat(this.http.get("/api/status/500").statusCode()).as("the backend's 500").isEqualTo(500);
+			assertThat(this.http.get("/api/status/503").statusCode()).as("the backend's 503").isEqualTo(503);
+			assertThat(this.http.get("/down/anything").statusCode()).as("the gateway's own, no backend")
+				.isGreaterThanOrEqualTo(500);
+		}
+		assertThat(this.http.get("/api/status/404").statusCode()).isEqualTo(404);
+		assertThat(this.http.get("/api/status/429").statusCode()).as("the backend's own 429").isEqualTo(429);
+		HttpResponse<String> locked = this.http.get("/api/status/200");
+		assertThat(locked.statusCode()).as("two failures spent the budget").isEqualTo(429);
+		assertThat(locked.body()).contains("\"violated-policies\":[\"failures\"]");
+	}
+
+	@Test
+	void aRetriedRequestIsDecidedOnceAndCountedOnItsFinalResponse() {
+		int before = backend.hits("/api/flaky");
+		HttpResponse<String> retried = this.http.get("/api/flaky");
+		assertThat(retried.statusCode()).as("503, retried, then 200").isEqualTo(200);
+		assertThat(backend.hits("/api/flaky") - before).isEqualTo(2);
+		assertThat(retried.headers().firstValue("RateLimit")).hasValueSatisfying((header) -> assertThat(header)
+			.contains("\"retried\";r=4").contains("\"retried-failures\";r=2"));
+	}
+
+	@Test
+	void aRouteWithoutTheFilterIsNotLimited() {
+		for (int i = 0; i < 10; i++) {
+			HttpResponse<String> open = this.http.get("/open/api/ping");
+			assertThat(open.statusCode()).isEqualTo(200);
+			assertThat(open.body()).isEqualTo("/api/ping");
+			assertThat(open.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+		}
+	}
+
+	private static Backend start() {
+		try {
+			return new Backend();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

@@ -15,6 +15,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.FormHttpMessageReader;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
@@ -72,6 +73,8 @@ final class FormBodyCache implements WebFilter, Ordered {
 			this.request = new KeptBody(delegate.getRequest(), reader.getMaxInMemorySize());
 			this.form = Mono.defer(() -> reader.readMono(FORM, this.request.keep(), Map.of()))
 				.map((fields) -> (MultiValueMap<String, String>) fields)
+				// An empty body is an empty form, as WebFlux's own exchange says.
+				.switchIfEmpty(Mono.fromSupplier(LinkedMultiValueMap::new))
 				.cache();
 		}
 

@@ -20,21 +20,21 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * The policies a gateway route names with its {@code RateLimited} filters (its default filters included), read
- * from the route WebFlux found for the request, which the gateway keeps as an exchange attribute. A response of
- * a routed request with a 5xx status (the backend's own, or the gateway's 502 and 504 when the backend cannot
- * be reached or is too slow) is an outage: {@code count: failures} never counts it, so that a backend that is
- * down locks nobody out. Thread-safe.
+ * from the route WebFlux found for the request, which the gateway keeps as an exchange attribute. A routed
+ * request that got no answer from its backend (it could not be reached, or was too slow: the gateway's own 5xx)
+ * is an outage: {@code count: failures} never counts it, so that a backend that is down locks nobody out. The
+ * backend's own 5xx is an answer, and counts: else a backend answering wrong passwords with a 500 would give
+ * its guessers no lockout. Thread-safe.
  */
 final class GatewayRoutePolicies implements HandlerPolicies {
-
-	private volatile boolean any;
 
 	private volatile boolean countsLater;
 
 	/** A route's filter naming these policies; routes may be defined at any time. */
 	GatewayFilter named(List<RateLimitPolicy> policies) {
-		this.countsLater |= policies.stream().anyMatch((policy) -> policy.count() != CountMode.ALL);
-		this.any = true;
+		if (policies.stream().anyMatch((policy) -> policy.count() != CountMode.ALL)) {
+			this.countsLater = true;
+		}
 		return new RouteFilter(List.copyOf(policies));
 	}
 
@@ -45,7 +45,10 @@ final class GatewayRoutePolicies implements HandlerPolicies {
 		}
 		List<RateLimitPolicy> named = List.of();
 		for (GatewayFilter filter : route.getFilters()) {
-			GatewayFilter delegate = (filter instanceof OrderedGatewayFilter ordered) ? ordered.getDelegate() : filter;
+			GatewayFilter delegate = filter;
+			while (delegate instanceof OrderedGatewayFilter ordered) {
+				delegate = ordered.getDelegate();
+			}
 			if (delegate instanceof RouteFilter routeFilter) {
 				named = named.isEmpty() ? routeFilter.policies() : merged(named, routeFilter.policies());
 			}
@@ -53,9 +56,10 @@ final class GatewayRoutePolicies implements HandlerPolicies {
 		return named;
 	}
 
+	/** Routes may name policies at any time (a refresh, the actuator, discovery): every request is looked at. */
 	@Override
 	public boolean any() {
-		return this.any;
+		return true;
 	}
 
 	@Override
@@ -65,7 +69,8 @@ final class GatewayRoutePolicies implements HandlerPolicies {
 
 	@Override
 	public boolean isOutage(LimitedRequest request, int status) {
-		return status >= 500 && request.attribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR) != null;
+		return status >= 500 && request.attribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR) != null
+				&& request.attribute(ServerWebExchangeUtils.CLIENT_RESPONSE_ATTR) == null;
 	}
 
 	private static List<RateLimitPolicy> merged(List<RateLimitPolicy> first, List<RateLimitPolicy> second) {

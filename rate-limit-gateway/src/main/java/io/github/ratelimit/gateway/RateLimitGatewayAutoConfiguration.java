@@ -13,8 +13,9 @@ import io.github.ratelimit.web.policy.RateLimitPolicies;
 
 /**
  * Spring Cloud Gateway on WebFlux: the {@code RateLimited} route filter, the routes' policies decided with the
- * path rules ({@link GatewayRoutePolicies}), and forms that a {@code param:} key reads still forwarded whole
- * ({@link FormBodyCache}). Only with the starter's WebFlux configuration (so not with
+ * path rules ({@link GatewayRoutePolicies}), forms that a {@code param:} key reads still forwarded whole
+ * ({@link FormBodyCache}); the {@code RateLimiter} for {@code RequestRateLimiter} routes is
+ * {@link RateLimitGatewayRateLimiterAutoConfiguration}'s. Only with the starter's WebFlux configuration (so not with
  * {@code rate-limit.enabled=false}).
  */
 @AutoConfiguration(afterName = "io.github.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration")

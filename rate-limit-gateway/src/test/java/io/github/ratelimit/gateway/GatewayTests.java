@@ -3,20 +3,24 @@ package io.github.ratelimit.gateway;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A real gateway on Netty proxying to a real backend, its routes in {@code application.yml}: each route's
@@ -142,6 +146,37 @@ class GatewayTests {
 		assertThat(backend.hits("/api/flaky") - before).isEqualTo(2);
 		assertThat(retried.headers().firstValue("RateLimit")).hasValueSatisfying((header) -> assertThat(header)
 			.contains("\"retried\";r=4").contains("\"retried-failures\";r=2"));
+	}
+
+	@Test
+	void requestRateLimiterWithTheApplicationsKeyResolverSpendsThePolicysBudget() {
+		for (int remaining = 1; remaining >= 0; remaining--) {
+			HttpResponse<String> allowed = this.http.get("/api/keyed", "X-Api-Key", "k1");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
+			assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(
+					(policy) -> assertThat(policy).contains("\"keyed\";q=2;w=60"));
+		}
+		HttpResponse<String> rejected = this.http.get("/api/keyed", "X-Api-Key", "k1");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+		assertThat(this.http.get("/api/keyed", "X-Api-Key", "k2").statusCode()).as("another key's budget")
+			.isEqualTo(200);
+		assertThat(backend.hits("/api/keyed")).isEqualTo(3);
+	}
+
+	@Test
+	void aRateLimiterRouteNamingWhatARateLimiterCannotDoFailsAsItIsDefined(@Autowired PolicyRateLimiter limiter) {
+		assertThatThrownBy(() -> limiter.onApplicationEvent(
+				new FilterArgsEvent(this, "guesses", Map.of("rate-limited.policy", "login"))))
+			.hasMessageContaining("route guesses: RequestRateLimiter rate-limited.policy")
+			.hasMessageContaining("policy 'login' counts responses")
+			.hasMessageContaining("RateLimited=login");
+		assertThatThrownBy(() -> limiter.onApplicationEvent(
+				new FilterArgsEvent(this, "typo", Map.of("rate-limited.policy", "kyed"))))
+			.hasMessageContaining("no policy named 'kyed'");
+		assertThatThrownBy(() -> limiter.isAllowed("hello", "k").block()).as("a route that chose no policy")
+			.hasMessageContaining("names no policy");
 	}
 
 	@Test

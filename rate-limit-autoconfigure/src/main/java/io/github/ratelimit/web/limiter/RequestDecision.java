@@ -29,7 +29,7 @@ public final class RequestDecision implements RateLimitResult {
 	 * Creates a result.
 	 * @param checks the request's checks; shadow ones are left out
 	 */
-	RequestDecision(List<Check> checks) {
+	public RequestDecision(List<Check> checks) {
 		List<Check> enforced = new ArrayList<>(checks.size());
 		// Built here and never changed: kept as it is, not copied.
 		boolean allowed = true;

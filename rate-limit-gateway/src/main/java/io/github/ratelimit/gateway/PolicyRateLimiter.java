@@ -1,0 +1,173 @@
+package io.github.ratelimit.gateway;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+
+import io.github.ratelimit.core.Acquisition;
+import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.core.Receipt;
+import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.DecisionOutcome;
+import io.github.ratelimit.web.DecisionRecorder;
+import io.github.ratelimit.web.limiter.Check;
+import io.github.ratelimit.web.limiter.RateLimitHeaders;
+import io.github.ratelimit.web.limiter.RequestDecision;
+import io.github.ratelimit.web.limiter.ResponseHeaders;
+import io.github.ratelimit.web.policy.RateLimitPolicies;
+import io.github.ratelimit.web.policy.RateLimitPolicy;
+
+/**
+ * A {@code RateLimiter} that Spring Cloud Gateway's {@code RequestRateLimiter} filter accepts
+ * ({@code rate-limiter: "#{@rateLimitedRateLimiter}"}), for routes that keep their own {@code KeyResolver}: the
+ * route chooses a policy of {@code rate-limit.policies} with the argument {@code rate-limited.policy}, the key
+ * resolver's answer replaces the policy's {@code key}, and the policy's algorithm, store (Redis included, with its
+ * failure modes), bans and headers decide. What the {@code RateLimiter} API cannot carry is refused when a route
+ * first asks: {@code count: failures} or {@code successes} (it never sees the response), delay mode and
+ * {@code slow-down} (it cannot wait), concurrency limits (it is never told when a request ends); plans and
+ * exemptions need the request, which it is not given. Thread-safe.
+ */
+final class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Config> {
+
+	private static final Log logger = LogFactory.getLog(PolicyRateLimiter.class);
+
+	/** The argument prefix of a route's {@code RequestRateLimiter} filter that this limiter reads. */
+	static final String CONFIGURATION_PROPERTY_NAME = "rate-limited";
+
+	private final RateLimitPolicies policies;
+
+	private final RateLimitStore store;
+
+	private final RateLimitHeaders headers;
+
+	private final DecisionRecorder recorder;
+
+	/** {@code rate-limit.mode: shadow}: every policy only observes. */
+	private final boolean shadowOnly;
+
+	PolicyRateLimiter(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
+			DecisionRecorder recorder, boolean shadowOnly, @Nullable ConfigurationService configurationService) {
+		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		this.policies = policies;
+		this.store = store;
+		this.headers = headers;
+		this.recorder = recorder;
+		this.shadowOnly = shadowOnly;
+	}
+
+	/** A route's arguments, as it is defined: a policy it cannot use fails it then, not its requests. */
+	@Override
+	public void onApplicationEvent(FilterArgsEvent event) {
+		super.onApplicationEvent(event);
+		if (getConfig().containsKey(event.getRouteId())) {
+			policyOf(event.getRouteId());
+		}
+	}
+
+	@Override
+	public Mono<Response> isAllowed(String routeId, String id) {
+		RateLimitPolicy policy;
+		try {
+			policy = policyOf(routeId);
+		}
+		catch (RateLimitConfigurationException ex) {
+			return Mono.error(ex);
+		}
+		if (this.shadowOnly) {
+			policy = policy.inShadow();
+		}
+		Acquisition acquisition = new Acquisition(policy.id(), policy.limit(), "key:" + id, policy.cost(), 0,
+				policy.shadow() ? null : policy.ban());
+		RateLimitPolicy judged = policy;
+		return Mono.fromCompletionStage(() -> this.store.admitAllAsync(List.of(acquisition)))
+			.map((receipts) -> answer(judged, acquisition, receipts.get(0)))
+			.onErrorResume((ex) -> {
+				// As a store step that fails: the request goes on, and the failure is counted.
+				logger.warn("Rate limit store failed for route " + routeId + "; the request goes on", ex);
+				this.recorder.decided(judged.name(), DecisionOutcome.STORE_ERROR);
+				return Mono.just(new Response(true, Map.of()));
+			});
+	}
+
+	private Response answer(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt) {
+		boolean allowed = receipt.decision().isAllowed() || policy.shadow();
+		this.recorder.decided(policy.name(), policy.shadow() ? (receipt.decision().isAllowed() ? DecisionOutcome.ALLOWED
+				: DecisionOutcome.SHADOW_REJECTED) : (allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.REJECTED));
+		Map<String, String> written = new LinkedHashMap<>();
+		if (!policy.shadow()) {
+			RequestDecision decision = new RequestDecision(
+					List.of(new Check(policy, acquisition, receipt, receipt.decision(), allowed)));
+			this.headers.write(decision, new ResponseHeaders() {
+
+				@Override
+				public void set(String name, String value) {
+					written.put(name, value);
+				}
+
+				@Override
+				public void remove(String name) {
+					written.remove(name);
+				}
+
+			});
+		}
+		return new Response(allowed, written);
+	}
+
+	/** The route's policy, checked for what a {@code RateLimiter} can do. */
+	private RateLimitPolicy policyOf(String routeId) {
+		Config config = getConfig().get(routeId);
+		String name = (config != null) ? config.getPolicy() : null;
+		String origin = "route " + routeId + ": RequestRateLimiter " + CONFIGURATION_PROPERTY_NAME + ".policy";
+		if (name == null) {
+			throw new RateLimitConfigurationException(origin, "names no policy",
+					"Add the argument " + CONFIGURATION_PROPERTY_NAME + ".policy: <a policy of rate-limit.policies>");
+		}
+		RateLimitPolicy policy = this.policies.get(name);
+		if (policy == null) {
+			throw new RateLimitConfigurationException(origin, "no policy named '" + name + "'",
+					"Define it under rate-limit.policies." + name);
+		}
+		if (policy.count() != CountMode.ALL || policy.maxDelayNanos() > 0 || policy.slowsDown()
+				|| policy.isConcurrency()) {
+			throw new RateLimitConfigurationException(origin,
+					"policy '" + name + "' counts responses, waits or limits concurrency, which a RateLimiter cannot do",
+					"Name it with the RateLimited filter instead (filters: [RateLimited=" + name + "])");
+		}
+		return policy;
+	}
+
+	/** A route's choice: the policy its requests spend. */
+	public static class Config {
+
+		private @Nullable String policy;
+
+		/**
+		 * Returns the policy the route's requests spend.
+		 * @return a policy of {@code rate-limit.policies}
+		 */
+		public @Nullable String getPolicy() {
+			return this.policy;
+		}
+
+		/**
+		 * Sets the policy the route's requests spend.
+		 * @param policy a policy of {@code rate-limit.policies}
+		 */
+		public void setPolicy(@Nullable String policy) {
+			this.policy = policy;
+		}
+
+	}
+
+}

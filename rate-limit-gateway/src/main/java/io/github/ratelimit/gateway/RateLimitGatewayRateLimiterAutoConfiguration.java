@@ -1,0 +1,38 @@
+package io.github.ratelimit.gateway;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.core.RateLimitStore;
+import io.github.ratelimit.web.DecisionRecorder;
+import io.github.ratelimit.web.limiter.RateLimitHeaders;
+import io.github.ratelimit.web.policy.RateLimitPolicies;
+
+/**
+ * The {@code RateLimiter} that Spring Cloud Gateway's {@code RequestRateLimiter} filter accepts,
+ * {@code rate-limiter: "#{@rateLimitedRateLimiter}"} ({@link PolicyRateLimiter}). Ahead of the gateway's own
+ * configuration, which makes that filter only when a {@code RateLimiter} bean exists.
+ */
+@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass(RateLimiter.class)
+@ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
+public final class RateLimitGatewayRateLimiterAutoConfiguration {
+
+	@Bean
+	PolicyRateLimiter rateLimitedRateLimiter(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
+			ObjectProvider<DecisionRecorder> recorder, ObjectProvider<RateLimitProperties> properties,
+			ObjectProvider<ConfigurationService> configurationService) {
+		return new PolicyRateLimiter(policies, store, headers, recorder.getIfAvailable(() -> DecisionRecorder.NONE),
+				properties.getObject().getMode() == RateLimitProperties.Mode.SHADOW,
+				configurationService.getIfAvailable());
+	}
+
+}

@@ -1,0 +1,179 @@
+package io.github.ratelimit.samplegateway;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's commands, from the outside: the servlet sample's jar with its own limits off, this gateway's jar in
+ * front of it, and HTTP requests that reach the 429 at the gateway. Runs after {@code repackage} (failsafe).
+ */
+class SampleGatewayIT {
+
+	private static final Pattern PORT = Pattern.compile("(?:Tomcat|Netty) started on port (\\d+)");
+
+	private static App backend;
+
+	private static App gateway;
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@BeforeAll
+	static void start() throws Exception {
+		backend = App.start(jar(Path.of("../sample-app/target"), "sample-app-[0-9].*(?<!-tests)\\.jar"),
+				"--rate-limit.enabled=false");
+		// The sample's slow-down, shortened so that the test waits milliseconds, not seconds.
+		gateway = App.start(jar(Path.of("target"), "sample-gateway-[0-9].*\\.jar"),
+				"--backend.uri=http://127.0.0.1:" + backend.port(),
+				"--rate-limit.policies.login.slow-down.delay=20ms", "--rate-limit.policies.login.slow-down.max-delay=80ms");
+	}
+
+	@AfterAll
+	static void stop() throws InterruptedException {
+		if (gateway != null) {
+			gateway.close();
+		}
+		if (backend != null) {
+			backend.close();
+		}
+	}
+
+	@Test
+	void helloIsLimitedAtTheGatewayFiveAMinute() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> allowed = get("/api/hello");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.headers().firstValue("X-RateLimit-Limit")).hasValue("5");
+		}
+		HttpResponse<String> rejected = get("/api/hello");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+		assertThat(rejected.body()).contains("\"violated-policies\":[\"api\"]");
+		for (int i = 0; i < 8; i++) {
+			assertThat(get("/open/api/ping").statusCode()).as("the open route, stripped, not limited").isEqualTo(200);
+		}
+	}
+
+	@Test
+	void failedLoginsAreSlowedThenLockedOutPerUsername() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			HttpResponse<String> failed = login("mallory", "guess" + i);
+			assertThat(failed.statusCode()).as("the backend's answer to a wrong password").isEqualTo(401);
+		}
+		HttpResponse<String> locked = login("mallory", "correct-horse");
+		assertThat(locked.statusCode()).as("locked out at the gateway, even with the right password").isEqualTo(429);
+		assertThat(locked.body()).contains("\"violated-policies\":[\"login\"]");
+		assertThat(login("alice", "correct-horse").body()).as("another username, the form forwarded whole")
+			.isEqualTo("Welcome, alice");
+	}
+
+	private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+		return this.client.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpResponse<String> login(String username, String password) throws IOException, InterruptedException {
+		return this.client.send(HttpRequest.newBuilder(uri("/api/login"))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString("username=" + username + "&password=" + password))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static URI uri(String path) {
+		return URI.create("http://127.0.0.1:" + gateway.port() + path);
+	}
+
+	private static Path jar(Path directory, String name) throws IOException {
+		try (Stream<Path> files = Files.list(directory)) {
+			return files.filter((file) -> file.getFileName().toString().matches(name))
+				.findFirst()
+				.orElseThrow(() -> new IllegalStateException("No jar " + name + " in " + directory + ": run mvn verify"));
+		}
+	}
+
+	/** An application's jar in its own JVM, with its output collected. */
+	private static final class App implements AutoCloseable {
+
+		private final Process process;
+
+		private final List<String> lines = new ArrayList<>();
+
+		private final CompletableFuture<Integer> port = new CompletableFuture<>();
+
+		private App(Process process) {
+			this.process = process;
+			Thread reader = new Thread(this::read, "app-output");
+			reader.setDaemon(true);
+			reader.start();
+		}
+
+		static App start(Path jar, String... arguments) throws Exception {
+			String java = ProcessHandle.current().info().command().orElse("java");
+			List<String> command = new ArrayList<>(List.of(java, "-jar", jar.toString(), "--server.port=0",
+					"--spring.main.banner-mode=off"));
+			command.addAll(List.of(arguments));
+			App app = new App(new ProcessBuilder(command).redirectErrorStream(true).start());
+			app.port.get(120, TimeUnit.SECONDS);
+			return app;
+		}
+
+		private void read() {
+			try (BufferedReader reader = new BufferedReader(
+					new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
+				String line;
+				while ((line = reader.readLine()) != null) {
+					synchronized (this.lines) {
+						this.lines.add(line);
+					}
+					Matcher matcher = PORT.matcher(line);
+					if (matcher.find()) {
+						this.port.complete(Integer.parseInt(matcher.group(1)));
+					}
+				}
+			}
+			catch (IOException ex) {
+				// the process ended
+			}
+			this.port.completeExceptionally(new IllegalStateException("The application ended:\n" + output()));
+		}
+
+		int port() {
+			return this.port.join();
+		}
+
+		String output() {
+			synchronized (this.lines) {
+				return String.join("\n", this.lines);
+			}
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			this.process.destroy();
+			if (!this.process.waitFor(30, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly();
+			}
+		}
+
+	}
+
+}

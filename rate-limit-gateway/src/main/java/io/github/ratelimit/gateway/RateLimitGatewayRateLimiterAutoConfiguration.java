@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Fallback;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitStore;
@@ -26,7 +27,12 @@ import io.github.ratelimit.web.policy.RateLimitPolicies;
 @ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
 public final class RateLimitGatewayRateLimiterAutoConfiguration {
 
+	/**
+	 * A fallback: the gateway's own {@code RateLimiter} ({@code RedisRateLimiter}, with Redis on the class path)
+	 * stays the one a {@code RequestRateLimiter} filter without {@code rate-limiter} gets.
+	 */
 	@Bean
+	@Fallback
 	PolicyRateLimiter rateLimitedRateLimiter(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
 			ObjectProvider<DecisionRecorder> recorder, ObjectProvider<RateLimitProperties> properties,
 			ObjectProvider<ConfigurationService> configurationService) {

@@ -54,6 +54,7 @@ class GatewayTests {
 
 	@Test
 	void aRoutesPolicyLimitsItsRequestsOnceThoughARuleNamesItToo() {
+		int before = backend.hits("/api/hello");
 		for (int remaining = 2; remaining >= 0; remaining--) {
 			HttpResponse<String> allowed = this.http.get("/api/hello");
 			assertThat(allowed.statusCode()).isEqualTo(200);
@@ -67,11 +68,26 @@ class GatewayTests {
 		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(
 				(policy) -> assertThat(policy).contains("\"hello\";q=3;w=60"));
 		assertThat(rejected.body()).contains("\"violated-policies\":[\"hello\"]");
-		assertThat(backend.hits("/api/hello")).as("the rejected request never reached the backend").isEqualTo(3);
+		assertThat(backend.hits("/api/hello") - before).as("the rejected request never reached the backend").isEqualTo(3);
+	}
+
+	@Test
+	void behindATrustedProxyEachClientHasItsBudgetAndAForgedHopGetsNoSecond() {
+		for (int i = 0; i < 3; i++) {
+			assertThat(this.http.get("/api/hello", "X-Forwarded-For", "203.0.113.7").statusCode()).isEqualTo(200);
+		}
+		assertThat(this.http.get("/api/hello", "X-Forwarded-For", "203.0.113.7").statusCode()).isEqualTo(429);
+		assertThat(this.http.get("/api/hello", "X-Forwarded-For", "198.51.100.1, 203.0.113.7").statusCode())
+			.as("a hop the client wrote itself, left of the proxy's").isEqualTo(429);
+		assertThat(this.http.get("/api/hello", "X-Forwarded-For", "junk, 203.0.113.7").statusCode())
+			.as("junk, never a 500 nor a second budget").isEqualTo(429);
+		assertThat(this.http.get("/api/hello", "X-Forwarded-For", "203.0.113.8").statusCode())
+			.as("another client behind the proxy").isEqualTo(200);
 	}
 
 	@Test
 	void aRouteNamingTwoPoliciesSpendsBothAllOrNothing() {
+		int before = backend.hits("/api/two");
 		assertThat(this.http.get("/api/two").statusCode()).isEqualTo(200);
 		HttpResponse<String> second = this.http.get("/api/two");
 		assertThat(second.statusCode()).isEqualTo(200);
@@ -82,7 +98,7 @@ class GatewayTests {
 		assertThat(third.body()).contains("\"violated-policies\":[\"small\"]");
 		assertThat(third.headers().allValues("RateLimit")).first().asString().as("the refused request spent nothing")
 			.contains("\"large\";r=3");
-		assertThat(backend.hits("/api/two")).isEqualTo(2);
+		assertThat(backend.hits("/api/two") - before).isEqualTo(2);
 	}
 
 	@Test

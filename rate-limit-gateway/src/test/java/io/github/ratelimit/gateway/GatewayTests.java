@@ -17,6 +17,7 @@ import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import io.github.ratelimit.testsupport.Backend;
 import io.github.ratelimit.testsupport.Http;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -107,7 +108,7 @@ class GatewayTests {
 		for (int i = 0; i < 3; i++) {
 			assertThat(this.http.post("/api/login", form).statusCode()).isEqualTo(401);
 		}
-		assertThat(new String(backend.bodies.get(backend.bodies.size() - 1), StandardCharsets.UTF_8))
+		assertThat(new String(backend.bodies().get(backend.bodies().size() - 1), StandardCharsets.UTF_8))
 			.as("byte for byte").isEqualTo(form);
 		HttpResponse<String> locked = this.http.post("/api/login", "username=alice&password=right");
 		assertThat(locked.statusCode()).as("alice is locked out").isEqualTo(429);
@@ -124,7 +125,7 @@ class GatewayTests {
 		String form = "username=dave&password=wrong&pad=" + "x".repeat(300 * 1024);
 		HttpResponse<String> refused = this.http.post("/api/login", form);
 		assertThat(refused.statusCode()).isEqualTo(413);
-		assertThat(backend.bodies.stream().noneMatch((body) -> body.length > 256 * 1024)).isTrue();
+		assertThat(backend.bodies().stream().noneMatch((body) -> body.length > 256 * 1024)).isTrue();
 	}
 
 	@Test

@@ -15,6 +15,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import io.github.ratelimit.testsupport.AtOnce;
+import io.github.ratelimit.testsupport.Backend;
 import io.github.ratelimit.testsupport.Http;
 import io.github.ratelimit.testsupport.RedisProcess;
 

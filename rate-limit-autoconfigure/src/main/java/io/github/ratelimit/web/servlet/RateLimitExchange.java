@@ -1,6 +1,7 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.servlet.DispatcherType;
@@ -74,6 +75,12 @@ final class RateLimitExchange {
 	/** The policies decided before the handler was known (exempt ones too): decided once. */
 	private List<RateLimitPolicy> decidedUpFront = List.of();
 
+	/** The policies decided in any phase (exempt ones too): a gateway route's are decided after them, once. */
+	private final List<RateLimitPolicy> decided = new ArrayList<>(2);
+
+	/** Whether the request may be parked for its turn: not once its handler runs (a gateway route's filter). */
+	private boolean mayPark = true;
+
 	/** The request's wait while it is parked for its turn, until the async dispatch that resumes it. */
 	private volatile @Nullable ParkedTurn parked;
 
@@ -145,7 +152,7 @@ final class RateLimitExchange {
 			throws IOException {
 		RateLimitPolicyResolver resolver = this.pipeline.policies();
 		// Spring Security's wrapper tells the user: the request as the dispatcher sees it.
-		ServletRequestView view = (request == this.request) ? this.view : this.pipeline.view(request);
+		ServletRequestView view = (request == this.request) ? this.view : this.pipeline.view(request, this.request);
 		if (this.phase == Phase.OPENED) {
 			return decide(view, request, resolver.resolve(view, handler), Phase.DECIDED, response);
 		}
@@ -153,6 +160,24 @@ final class RateLimitExchange {
 			.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
 			.toList();
 		return decide(view, request, policies, Phase.DECIDED, response);
+	}
+
+	/**
+	 * While the handler runs: decides the policies a Spring Cloud Gateway Server MVC route names with its
+	 * {@code RateLimited} filter, those not decided yet (a path rule may name one too), all or nothing with what
+	 * was decided before: a rejection gives that back. A request that must wait for its turn waits on its thread.
+	 * @param request the request the handler got
+	 * @param policies the route's policies
+	 * @param response the response
+	 * @return whether the request proceeds: not when refused
+	 */
+	boolean decideRoute(HttpServletRequest request, List<RateLimitPolicy> policies, HttpServletResponse response)
+			throws IOException {
+		List<RateLimitPolicy> undecided = policies.stream()
+			.filter((policy) -> this.decided.stream().noneMatch((done) -> done.id().equals(policy.id())))
+			.toList();
+		this.mayPark = false;
+		return decide(this.pipeline.view(request, this.request), request, undecided, Phase.DECIDED, response(response));
 	}
 
 	/**
@@ -165,6 +190,7 @@ final class RateLimitExchange {
 		if (policies.isEmpty()) {
 			return true;
 		}
+		this.decided.addAll(policies);
 		List<Check> decided;
 		try {
 			decided = this.pipeline.limiter().decide(view, policies);
@@ -236,7 +262,7 @@ final class RateLimitExchange {
 		if (turn.waitNanos() == 0) {
 			return turn.proceeds();
 		}
-		if (!ParkedTurn.mayPark(this.request, this.pipeline.parking().parks())) {
+		if (!this.mayPark || !ParkedTurn.mayPark(this.request, this.pipeline.parking().parks())) {
 			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
 			return retakeSlots(request, response);
 		}
@@ -315,11 +341,18 @@ final class RateLimitExchange {
 	/**
 	 * Counts the request once its response is final, then lets a held body go.
 	 * @param response the response
-	 * @param failed whether it failed with an exception: no response shows it does not count, so it keeps its cost
+	 * @param failed whether it failed with an exception: no response shows it does not count, so it keeps its
+	 * cost, unless a gateway's backend never answered it (an outage)
 	 */
 	void finish(HttpServletResponse response, boolean failed) throws IOException {
 		HttpServletResponse counted = response(response);
-		complete(failed ? RequestLimiter.NO_RESPONSE : counted.getStatus());
+		if (failed) {
+			boolean outage = this.pipeline.policies().isOutage(this.view, HttpServletResponse.SC_BAD_GATEWAY);
+			complete(outage ? RequestLimiter.OUTAGE : RequestLimiter.NO_RESPONSE);
+		}
+		else {
+			complete(counted.getStatus());
+		}
 		if (this.held != null) {
 			this.held.release();
 		}
@@ -330,7 +363,9 @@ final class RateLimitExchange {
 	 * then writes the headers, when the response still takes them.
 	 */
 	private void complete(int status) {
-		RequestDecision counted = this.checks.complete(status);
+		// A gateway's backend that never answered: neither a failure nor a success.
+		boolean outage = status >= 0 && this.pipeline.policies().isOutage(this.view, status);
+		RequestDecision counted = this.checks.complete(outage ? RequestLimiter.OUTAGE : status);
 		HttpServletResponse response = (this.held != null) ? this.held : null;
 		if (counted != null && response != null && counted.isLimited() && !response.isCommitted()) {
 			this.pipeline.headers().write(counted, new ServletHeaders(response));

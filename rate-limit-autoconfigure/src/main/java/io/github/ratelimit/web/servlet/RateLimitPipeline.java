@@ -37,6 +37,11 @@ record RateLimitPipeline(RateLimitPolicyResolver policies, RequestLimiter limite
 		return new ServletRequestView(request, this.clientIps);
 	}
 
+	/** The request as the limiter reads it, its parameters as the limiter's filter saw them. */
+	ServletRequestView view(HttpServletRequest request, HttpServletRequest parameters) {
+		return new ServletRequestView(request, parameters, this.clientIps);
+	}
+
 	/** Opens a request's exchange, on its first dispatch. */
 	RateLimitExchange open(HttpServletRequest request, HttpServletResponse response) {
 		return RateLimitExchange.open(this, request, response);

@@ -43,6 +43,9 @@ public final class ServletRequestView extends LimitedRequest {
 
 	private final HttpServletRequest request;
 
+	/** The request whose parameters are read: the one the limiter's filter saw (a later filter may hide a form's). */
+	private final HttpServletRequest parameters;
+
 	private final ClientIpResolver clientIpResolver;
 
 	private @Nullable PathContainer path;
@@ -53,7 +56,19 @@ public final class ServletRequestView extends LimitedRequest {
 	 * @param clientIpResolver finds its client IP
 	 */
 	public ServletRequestView(HttpServletRequest request, ClientIpResolver clientIpResolver) {
+		this(request, request, clientIpResolver);
+	}
+
+	/**
+	 * Creates the view of a request whose parameters are read from the request as an earlier filter saw it
+	 * (Spring Cloud Gateway's {@code FormFilter} hides a form's fields from the requests after it).
+	 * @param request the request, as the code that decides it sees it
+	 * @param parameters the request whose parameters are read
+	 * @param clientIpResolver finds its client IP
+	 */
+	ServletRequestView(HttpServletRequest request, HttpServletRequest parameters, ClientIpResolver clientIpResolver) {
 		this.request = request;
+		this.parameters = parameters;
 		this.clientIpResolver = clientIpResolver;
 	}
 
@@ -130,7 +145,7 @@ public final class ServletRequestView extends LimitedRequest {
 		}
 		String reason = READABLE;
 		try {
-			this.request.getParameterMap();
+			this.parameters.getParameterMap();
 		}
 		catch (RuntimeException ex) {
 			// Tomcat's InvalidParameterException (an IllegalStateException), or another container's.
@@ -142,7 +157,7 @@ public final class ServletRequestView extends LimitedRequest {
 
 	@Override
 	protected List<String> parameterValues(String name) {
-		String[] values = this.request.getParameterValues(name);
+		String[] values = this.parameters.getParameterValues(name);
 		return (values != null) ? Arrays.asList(values) : List.of();
 	}
 
@@ -150,7 +165,7 @@ public final class ServletRequestView extends LimitedRequest {
 	protected boolean isFilePart(String name, String origin) {
 		Iterable<Part> parts;
 		try {
-			parts = this.request.getParts();
+			parts = this.parameters.getParts();
 		}
 		catch (IllegalStateException ex) {
 			// No multipart configuration: no part is read as a value either.
@@ -170,7 +185,7 @@ public final class ServletRequestView extends LimitedRequest {
 
 	@Override
 	protected @Nullable String contentType() {
-		return this.request.getContentType();
+		return this.parameters.getContentType();
 	}
 
 	@Override

@@ -1,4 +1,4 @@
-package io.github.ratelimit.gateway;
+package io.github.ratelimit.testsupport;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -18,27 +18,48 @@ import com.sun.net.httpserver.HttpServer;
  * logs in, else 401) and keeps the bytes it received; {@code /api/status/N} answers N; {@code /api/flaky} answers
  * 503 and then 200, turn by turn; anything else answers 200 with its path. Counts the requests per path.
  */
-final class Backend implements AutoCloseable {
+public final class Backend implements AutoCloseable {
 
 	private final HttpServer server;
 
-	final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
+	private final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
 
-	final List<byte[]> bodies = new CopyOnWriteArrayList<>();
+	private final List<byte[]> bodies = new CopyOnWriteArrayList<>();
 
 	private final AtomicInteger flaky = new AtomicInteger();
 
-	Backend() throws IOException {
+	/**
+	 * Starts the backend on a free port of the loopback interface.
+	 * @throws IOException when it cannot listen
+	 */
+	public Backend() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/", this::handle);
 		this.server.start();
 	}
 
-	String uri() {
+	/**
+	 * Returns where it listens.
+	 * @return {@code http://127.0.0.1:<port>}
+	 */
+	public String uri() {
 		return "http://127.0.0.1:" + this.server.getAddress().getPort();
 	}
 
-	int hits(String path) {
+	/**
+	 * Returns the bodies {@code /api/login} received, in order.
+	 * @return the bytes of each
+	 */
+	public List<byte[]> bodies() {
+		return this.bodies;
+	}
+
+	/**
+	 * Returns how many requests a path received.
+	 * @param path the path
+	 * @return the count
+	 */
+	public int hits(String path) {
 		AtomicInteger count = this.hits.get(path);
 		return (count != null) ? count.get() : 0;
 	}

@@ -98,6 +98,7 @@ class RedisGatewayTests {
 		return new SpringApplicationBuilder(GatewayApplication.class).web(WebApplicationType.REACTIVE)
 			.properties("server.port=0", "spring.main.banner-mode=off", "backend.uri=" + backend.uri(),
 					"spring.data.redis.port=" + redis.port(), "rate-limit.store.type=redis",
+					"rate-limit.store.redis.warm-up=200ms",
 					"rate-limit.store.redis.timeout=" + TIMEOUT.toMillis() + "ms",
 					"rate-limit.store.redis.breaker.failure-threshold=3",
 					"rate-limit.store.redis.breaker.probe-interval=1h")

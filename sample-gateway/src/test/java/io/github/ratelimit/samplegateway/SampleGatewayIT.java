@@ -3,6 +3,7 @@ package io.github.ratelimit.samplegateway;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,12 +41,19 @@ class SampleGatewayIT {
 
 	@BeforeAll
 	static void start() throws Exception {
-		backend = App.start(jar(Path.of("../sample-app/target"), "sample-app-[0-9].*(?<!-tests)\\.jar"),
-				"--rate-limit.enabled=false");
+		// Both start at once: the gateway is told the backend's port before the backend listens on it.
+		int backendPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			backendPort = socket.getLocalPort();
+		}
+		backend = App.launch(jar(Path.of("../sample-app/target"), "sample-app-[0-9].*(?<!-tests)\\.jar"),
+				"--server.port=" + backendPort, "--rate-limit.enabled=false");
 		// The sample's slow-down, shortened so that the test waits milliseconds, not seconds.
-		gateway = App.start(jar(Path.of("target"), "sample-gateway-[0-9].*\\.jar"),
-				"--backend.uri=http://127.0.0.1:" + backend.port(),
-				"--rate-limit.policies.login.slow-down.delay=20ms", "--rate-limit.policies.login.slow-down.max-delay=80ms");
+		gateway = App.launch(jar(Path.of("target"), "sample-gateway-[0-9].*\\.jar"), "--server.port=0",
+				"--backend.uri=http://127.0.0.1:" + backendPort, "--rate-limit.policies.login.slow-down.delay=20ms",
+				"--rate-limit.policies.login.slow-down.max-delay=80ms");
+		backend.started();
+		gateway.started();
 	}
 
 	@AfterAll
@@ -126,14 +134,16 @@ class SampleGatewayIT {
 			reader.start();
 		}
 
-		static App start(Path jar, String... arguments) throws Exception {
+		static App launch(Path jar, String... arguments) throws IOException {
 			String java = ProcessHandle.current().info().command().orElse("java");
-			List<String> command = new ArrayList<>(List.of(java, "-jar", jar.toString(), "--server.port=0",
-					"--spring.main.banner-mode=off"));
+			List<String> command = new ArrayList<>(List.of(java, "-jar", jar.toString(), "--spring.main.banner-mode=off"));
 			command.addAll(List.of(arguments));
-			App app = new App(new ProcessBuilder(command).redirectErrorStream(true).start());
-			app.port.get(120, TimeUnit.SECONDS);
-			return app;
+			return new App(new ProcessBuilder(command).redirectErrorStream(true).start());
+		}
+
+		/** Waits until it listens. */
+		void started() throws Exception {
+			this.port.get(120, TimeUnit.SECONDS);
 		}
 
 		private void read() {

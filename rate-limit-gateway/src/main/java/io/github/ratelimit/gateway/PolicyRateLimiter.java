@@ -44,107 +44,108 @@ final class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Conf
 	/** The argument prefix of a route's {@code RequestRateLimiter} filter that this limiter reads. */
 	static final String CONFIGURATION_PROPERTY_NAME = "rate-limited";
 
-	private final RateLimitPolicies policies;
+	/** What decides; {@code null} with {@code rate-limit.enabled=false}: every request is allowed. */
+	private final @Nullable Limiting limiting;
 
-	private final RateLimitStore store;
-
-	private final RateLimitHeaders headers;
-
-	private final DecisionRecorder recorder;
-
-	/** {@code rate-limit.mode: shadow}: every policy only observes. */
-	private final boolean shadowOnly;
-
-	PolicyRateLimiter(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
-			DecisionRecorder recorder, boolean shadowOnly, @Nullable ConfigurationService configurationService) {
+	PolicyRateLimiter(@Nullable Limiting limiting, @Nullable ConfigurationService configurationService) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
-		this.policies = policies;
-		this.store = store;
-		this.headers = headers;
-		this.recorder = recorder;
-		this.shadowOnly = shadowOnly;
+		this.limiting = limiting;
 	}
 
 	/** A route's arguments, as it is defined: a policy it cannot use fails it then, not its requests. */
 	@Override
 	public void onApplicationEvent(FilterArgsEvent event) {
 		super.onApplicationEvent(event);
-		if (getConfig().containsKey(event.getRouteId())) {
-			policyOf(event.getRouteId());
+		if (this.limiting != null && getConfig().containsKey(event.getRouteId())) {
+			this.limiting.policyOf(event.getRouteId(), getConfig().get(event.getRouteId()));
 		}
 	}
 
 	@Override
 	public Mono<Response> isAllowed(String routeId, String id) {
+		Limiting limiting = this.limiting;
+		if (limiting == null) {
+			return Mono.just(new Response(true, Map.of()));
+		}
 		RateLimitPolicy policy;
 		try {
-			policy = policyOf(routeId);
+			policy = limiting.policyOf(routeId, getConfig().get(routeId));
 		}
 		catch (RateLimitConfigurationException ex) {
 			return Mono.error(ex);
 		}
-		if (this.shadowOnly) {
-			policy = policy.inShadow();
-		}
-		Acquisition acquisition = new Acquisition(policy.id(), policy.limit(), "key:" + id, policy.cost(), 0,
-				policy.shadow() ? null : policy.ban());
-		RateLimitPolicy judged = policy;
-		return Mono.fromCompletionStage(() -> this.store.admitAllAsync(List.of(acquisition)))
-			.map((receipts) -> answer(judged, acquisition, receipts.get(0)))
+		RateLimitPolicy judged = limiting.shadowOnly() ? policy.inShadow() : policy;
+		Acquisition acquisition = new Acquisition(judged.id(), judged.limit(), "key:" + id, judged.cost(), 0,
+				judged.shadow() ? null : judged.ban());
+		return Mono.fromCompletionStage(() -> limiting.store().admitAllAsync(List.of(acquisition)))
+			.map((receipts) -> limiting.answer(judged, acquisition, receipts.get(0)))
 			.onErrorResume((ex) -> {
 				// As a store step that fails: the request goes on, and the failure is counted.
 				logger.warn("Rate limit store failed for route " + routeId + "; the request goes on", ex);
-				this.recorder.decided(judged.name(), DecisionOutcome.STORE_ERROR);
+				limiting.recorder().decided(judged.name(), DecisionOutcome.STORE_ERROR);
 				return Mono.just(new Response(true, Map.of()));
 			});
 	}
 
-	private Response answer(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt) {
-		boolean allowed = receipt.decision().isAllowed() || policy.shadow();
-		this.recorder.decided(policy.name(), policy.shadow() ? (receipt.decision().isAllowed() ? DecisionOutcome.ALLOWED
-				: DecisionOutcome.SHADOW_REJECTED) : (allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.REJECTED));
-		Map<String, String> written = new LinkedHashMap<>();
-		if (!policy.shadow()) {
-			RequestDecision decision = new RequestDecision(
-					List.of(new Check(policy, acquisition, receipt, receipt.decision(), allowed)));
-			this.headers.write(decision, new ResponseHeaders() {
+	/**
+	 * What decides a route's requests.
+	 * @param policies the starter's policies
+	 * @param store the store
+	 * @param headers renders the headers
+	 * @param recorder records outcomes
+	 * @param shadowOnly {@code rate-limit.mode: shadow}: every policy only observes
+	 */
+	record Limiting(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
+			DecisionRecorder recorder, boolean shadowOnly) {
 
-				@Override
-				public void set(String name, String value) {
-					written.put(name, value);
-				}
+		private Response answer(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt) {
+			boolean allowed = receipt.decision().isAllowed() || policy.shadow();
+			this.recorder.decided(policy.name(), policy.shadow() ? (receipt.decision().isAllowed()
+					? DecisionOutcome.ALLOWED : DecisionOutcome.SHADOW_REJECTED)
+					: (allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.REJECTED));
+			Map<String, String> written = new LinkedHashMap<>();
+			if (!policy.shadow()) {
+				RequestDecision decision = new RequestDecision(
+						List.of(new Check(policy, acquisition, receipt, receipt.decision(), allowed)));
+				this.headers.write(decision, new ResponseHeaders() {
 
-				@Override
-				public void remove(String name) {
-					written.remove(name);
-				}
+					@Override
+					public void set(String name, String value) {
+						written.put(name, value);
+					}
 
-			});
-		}
-		return new Response(allowed, written);
-	}
+					@Override
+					public void remove(String name) {
+						written.remove(name);
+					}
 
-	/** The route's policy, checked for what a {@code RateLimiter} can do. */
-	private RateLimitPolicy policyOf(String routeId) {
-		Config config = getConfig().get(routeId);
-		String name = (config != null) ? config.getPolicy() : null;
-		String origin = "route " + routeId + ": RequestRateLimiter " + CONFIGURATION_PROPERTY_NAME + ".policy";
-		if (name == null) {
-			throw new RateLimitConfigurationException(origin, "names no policy",
-					"Add the argument " + CONFIGURATION_PROPERTY_NAME + ".policy: <a policy of rate-limit.policies>");
+				});
+			}
+			return new Response(allowed, written);
 		}
-		RateLimitPolicy policy = this.policies.get(name);
-		if (policy == null) {
-			throw new RateLimitConfigurationException(origin, "no policy named '" + name + "'",
-					"Define it under rate-limit.policies." + name);
+
+		/** The route's policy, checked for what a {@code RateLimiter} can do. */
+		private RateLimitPolicy policyOf(String routeId, @Nullable Config config) {
+			String name = (config != null) ? config.getPolicy() : null;
+			String origin = "route " + routeId + ": RequestRateLimiter " + CONFIGURATION_PROPERTY_NAME + ".policy";
+			if (name == null) {
+				throw new RateLimitConfigurationException(origin, "names no policy",
+						"Add the argument " + CONFIGURATION_PROPERTY_NAME + ".policy: <a policy of rate-limit.policies>");
+			}
+			RateLimitPolicy policy = this.policies.get(name);
+			if (policy == null) {
+				throw new RateLimitConfigurationException(origin, "no policy named '" + name + "'",
+						"Define it under rate-limit.policies." + name);
+			}
+			if (policy.count() != CountMode.ALL || policy.maxDelayNanos() > 0 || policy.slowsDown()
+					|| policy.isConcurrency()) {
+				throw new RateLimitConfigurationException(origin, "policy '" + name
+						+ "' counts responses, waits or limits concurrency, which a RateLimiter cannot do",
+						"Name it with the RateLimited filter instead (filters: [RateLimited=" + name + "])");
+			}
+			return policy;
 		}
-		if (policy.count() != CountMode.ALL || policy.maxDelayNanos() > 0 || policy.slowsDown()
-				|| policy.isConcurrency()) {
-			throw new RateLimitConfigurationException(origin,
-					"policy '" + name + "' counts responses, waits or limits concurrency, which a RateLimiter cannot do",
-					"Name it with the RateLimited filter instead (filters: [RateLimited=" + name + "])");
-		}
-		return policy;
+
 	}
 
 	/** A route's choice: the policy its requests spend. */

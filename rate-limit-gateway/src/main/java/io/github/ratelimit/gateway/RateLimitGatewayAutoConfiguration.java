@@ -1,5 +1,6 @@
 package io.github.ratelimit.gateway;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -15,13 +16,12 @@ import io.github.ratelimit.web.policy.RateLimitPolicies;
  * Spring Cloud Gateway on WebFlux: the {@code RateLimited} route filter, the routes' policies decided with the
  * path rules ({@link GatewayRoutePolicies}), forms that a {@code param:} key reads still forwarded whole
  * ({@link FormBodyCache}); the {@code RateLimiter} for {@code RequestRateLimiter} routes is
- * {@link RateLimitGatewayRateLimiterAutoConfiguration}'s. Only with the starter's WebFlux configuration (so not with
- * {@code rate-limit.enabled=false}).
+ * {@link RateLimitGatewayRateLimiterAutoConfiguration}'s. With {@code rate-limit.enabled=false} the routes' filters
+ * let every request through.
  */
 @AutoConfiguration(afterName = "io.github.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(GatewayFilterFactory.class)
-@ConditionalOnBean(RateLimitPolicies.class)
 public final class RateLimitGatewayAutoConfiguration {
 
 	@Bean
@@ -30,12 +30,14 @@ public final class RateLimitGatewayAutoConfiguration {
 	}
 
 	@Bean
-	RateLimitedGatewayFilterFactory rateLimitedGatewayFilterFactory(RateLimitPolicies policies,
+	RateLimitedGatewayFilterFactory rateLimitedGatewayFilterFactory(ObjectProvider<RateLimitPolicies> policies,
 			GatewayRoutePolicies routes) {
-		return new RateLimitedGatewayFilterFactory(policies, routes);
+		// Without the starter's policies (rate-limit.enabled=false) the routes' filters let everything through.
+		return new RateLimitedGatewayFilterFactory(policies.getIfAvailable(), routes);
 	}
 
 	@Bean
+	@ConditionalOnBean(RateLimitPolicies.class)
 	FormBodyCache rateLimitFormBodyCache(ServerCodecConfigurer codecs) {
 		FormHttpMessageReader reader = codecs.getReaders().stream()
 			.filter(FormHttpMessageReader.class::isInstance)

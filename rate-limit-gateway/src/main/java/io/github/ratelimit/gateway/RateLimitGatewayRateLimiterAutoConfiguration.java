@@ -2,7 +2,6 @@ package io.github.ratelimit.gateway;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter;
@@ -24,7 +23,6 @@ import io.github.ratelimit.web.policy.RateLimitPolicies;
 @AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(RateLimiter.class)
-@ConditionalOnBooleanProperty(name = "rate-limit.enabled", matchIfMissing = true)
 public final class RateLimitGatewayRateLimiterAutoConfiguration {
 
 	/**
@@ -33,12 +31,18 @@ public final class RateLimitGatewayRateLimiterAutoConfiguration {
 	 */
 	@Bean
 	@Fallback
-	PolicyRateLimiter rateLimitedRateLimiter(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
+	PolicyRateLimiter rateLimitedRateLimiter(ObjectProvider<RateLimitPolicies> policies,
+			ObjectProvider<RateLimitStore> store, ObjectProvider<RateLimitHeaders> headers,
 			ObjectProvider<DecisionRecorder> recorder, ObjectProvider<RateLimitProperties> properties,
 			ObjectProvider<ConfigurationService> configurationService) {
-		return new PolicyRateLimiter(policies, store, headers, recorder.getIfAvailable(() -> DecisionRecorder.NONE),
-				properties.getObject().getMode() == RateLimitProperties.Mode.SHADOW,
-				configurationService.getIfAvailable());
+		RateLimitPolicies found = policies.getIfAvailable();
+		if (found == null) {
+			// rate-limit.enabled=false: every request is allowed.
+			return new PolicyRateLimiter(null, configurationService.getIfAvailable());
+		}
+		return new PolicyRateLimiter(new PolicyRateLimiter.Limiting(found, store.getObject(), headers.getObject(),
+				recorder.getIfAvailable(() -> DecisionRecorder.NONE),
+				properties.getObject().getMode() == RateLimitProperties.Mode.SHADOW), configurationService.getIfAvailable());
 	}
 
 }

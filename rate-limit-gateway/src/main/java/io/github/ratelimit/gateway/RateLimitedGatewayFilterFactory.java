@@ -3,6 +3,8 @@ package io.github.ratelimit.gateway;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
 
@@ -16,15 +18,16 @@ import io.github.ratelimit.web.policy.RateLimitPolicy;
  * those policies gets: they are decided with the path rules that match, once WebFlux found the route, all or
  * nothing, in one store call (each budget once), before any filter of the route runs; a request the gateway
  * retries is not decided again. A name that is no policy of {@code rate-limit.policies} fails as the route is
- * defined.
+ * defined. With {@code rate-limit.enabled=false} the filter lets every request through.
  */
 public final class RateLimitedGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitedGatewayFilterFactory.Config> {
 
-	private final RateLimitPolicies policies;
+	/** The starter's policies; {@code null} with {@code rate-limit.enabled=false}. */
+	private final @Nullable RateLimitPolicies policies;
 
 	private final GatewayRoutePolicies routes;
 
-	RateLimitedGatewayFilterFactory(RateLimitPolicies policies, GatewayRoutePolicies routes) {
+	RateLimitedGatewayFilterFactory(@Nullable RateLimitPolicies policies, GatewayRoutePolicies routes) {
 		super(Config.class);
 		this.policies = policies;
 		this.routes = routes;
@@ -42,14 +45,18 @@ public final class RateLimitedGatewayFilterFactory extends AbstractGatewayFilter
 
 	@Override
 	public GatewayFilter apply(Config config) {
+		RateLimitPolicies policies = this.policies;
+		if (policies == null) {
+			return (exchange, chain) -> chain.filter(exchange);
+		}
 		List<RateLimitPolicy> named = new ArrayList<>(config.getPolicies().size());
 		for (String name : config.getPolicies()) {
-			RateLimitPolicy policy = this.policies.get(name.trim());
+			RateLimitPolicy policy = policies.get(name.trim());
 			if (policy == null) {
 				throw new RateLimitConfigurationException("RateLimited=" + String.join(",", config.getPolicies()),
 						"no policy named '" + name.trim() + "'",
 						"Define it under rate-limit.policies." + name.trim() + " (defined: "
-								+ String.join(", ", this.policies.all().stream().map(RateLimitPolicy::name).sorted().toList())
+								+ String.join(", ", policies.all().stream().map(RateLimitPolicy::name).sorted().toList())
 								+ ")");
 			}
 			if (named.stream().noneMatch((other) -> other.id().equals(policy.id()))) {

@@ -14,14 +14,16 @@ import io.github.ratelimit.autoconfigure.RateLimitWebFluxAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The gateway's beans exist only in a reactive web application with Spring Cloud Gateway on the class path and the
- * starter on; a route naming no policy, or an unknown one, fails as it is defined.
+ * The gateway's beans exist only in a reactive web application with Spring Cloud Gateway on the class path; with
+ * the starter off its filter lets everything through; a route naming no policy, or an unknown one, fails as it is
+ * defined.
  */
 class RateLimitGatewayAutoConfigurationTests {
 
 	private final ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(WebFluxAutoConfiguration.class,
-				RateLimitWebFluxAutoConfiguration.class, RateLimitGatewayAutoConfiguration.class));
+				RateLimitWebFluxAutoConfiguration.class, RateLimitGatewayAutoConfiguration.class,
+				RateLimitGatewayRateLimiterAutoConfiguration.class));
 
 	@Test
 	void aReactiveGatewayGetsTheFilterNamedRateLimited() {
@@ -37,8 +39,15 @@ class RateLimitGatewayAutoConfigurationTests {
 		this.reactive.withClassLoader(new FilteredClassLoader(GatewayFilterFactory.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(GatewayRoutePolicies.class)
 				.doesNotHaveBean(FormBodyCache.class));
-		this.reactive.withPropertyValues("rate-limit.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitedGatewayFilterFactory.class));
+		this.reactive.withPropertyValues("rate-limit.enabled=false").run((context) -> {
+			// Routes that name policies still start, and let every request through.
+			RateLimitedGatewayFilterFactory factory = context.getBean(RateLimitedGatewayFilterFactory.class);
+			RateLimitedGatewayFilterFactory.Config config = factory.newConfig();
+			config.setPolicies(java.util.List.of("api"));
+			assertThat(factory.apply(config)).isNotInstanceOf(GatewayRoutePolicies.RouteFilter.class);
+			assertThat(context).doesNotHaveBean(FormBodyCache.class);
+			assertThat(context.getBean(PolicyRateLimiter.class).isAllowed("any", "key").block().isAllowed()).isTrue();
+		});
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(RateLimitWebFluxAutoConfiguration.class,
 					RateLimitGatewayAutoConfiguration.class))

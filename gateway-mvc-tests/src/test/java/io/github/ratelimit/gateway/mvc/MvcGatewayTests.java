@@ -78,6 +78,9 @@ class MvcGatewayTests {
 		assertThat(third.headers().allValues("RateLimit")).first().asString().as("the refused request spent nothing")
 			.contains("\"large\";r=3");
 		assertThat(backend.hits("/api/two") - before).isEqualTo(2);
+		// The path rule's unit the refused request took was given back: one is left for /api/twomore.
+		assertThat(this.http.get("/api/twomore").statusCode()).isEqualTo(200);
+		assertThat(this.http.get("/api/twomore").statusCode()).isEqualTo(429);
 	}
 
 	@Test

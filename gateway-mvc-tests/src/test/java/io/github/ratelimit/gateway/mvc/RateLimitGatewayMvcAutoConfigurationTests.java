@@ -19,8 +19,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class RateLimitGatewayMvcAutoConfigurationTests {
 
+	/** Every auto-configuration of the gateway module, the WebFlux flavour's included. */
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner().withConfiguration(
-			AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitGatewayMvcAutoConfiguration.class));
+			AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitGatewayMvcAutoConfiguration.class,
+					io.github.ratelimit.gateway.RateLimitGatewayAutoConfiguration.class,
+					io.github.ratelimit.gateway.RateLimitGatewayRateLimiterAutoConfiguration.class));
 
 	@Test
 	void aServletGatewayGetsTheFilterAndNoneOfTheWebFluxFlavoursBeans() {
@@ -33,7 +36,9 @@ class RateLimitGatewayMvcAutoConfigurationTests {
 		this.runner.withClassLoader(new FilteredClassLoader(FilterSupplier.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(MvcRoutePolicies.class));
 		this.runner.withPropertyValues("rate-limit.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(MvcRoutePolicies.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(MvcRoutePolicies.class)
+				.as("routes that name policies still start, and let every request through")
+				.hasBean("rateLimitedFilterSupplier"));
 	}
 
 	@Test

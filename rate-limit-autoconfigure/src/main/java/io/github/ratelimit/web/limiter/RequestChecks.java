@@ -164,6 +164,23 @@ public final class RequestChecks {
 		return result.isAllowed() ? null : result;
 	}
 
+	/**
+	 * A refusal of a phase that must leave nothing spent (a gateway route's, decided after the path rules as
+	 * if in one store call): every attempt earlier phases kept is given back.
+	 */
+	public void giveBackKept() {
+		giveBackPending();
+		List<Check> kept;
+		synchronized (this) {
+			kept = this.checks.stream()
+				.filter((check) -> check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost())
+				.toList();
+		}
+		for (Check check : kept) {
+			this.limiter.giveBack(check);
+		}
+	}
+
 	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
 	public void giveBackPending() {
 		if (this.countPending.compareAndSet(true, false)) {

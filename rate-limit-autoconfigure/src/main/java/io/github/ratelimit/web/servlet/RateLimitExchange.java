@@ -81,6 +81,9 @@ final class RateLimitExchange {
 	/** Whether the request may be parked for its turn: not once its handler runs (a gateway route's filter). */
 	private boolean mayPark = true;
 
+	/** Whether the limiter answered the request (a 429, a 400). */
+	private boolean answered;
+
 	/** The request's wait while it is parked for its turn, until the async dispatch that resumes it. */
 	private volatile @Nullable ParkedTurn parked;
 
@@ -152,7 +155,7 @@ final class RateLimitExchange {
 			throws IOException {
 		RateLimitPolicyResolver resolver = this.pipeline.policies();
 		// Spring Security's wrapper tells the user: the request as the dispatcher sees it.
-		ServletRequestView view = (request == this.request) ? this.view : this.pipeline.view(request, this.request);
+		ServletRequestView view = (request == this.request) ? this.view : this.pipeline.view(request);
 		if (this.phase == Phase.OPENED) {
 			return decide(view, request, resolver.resolve(view, handler), Phase.DECIDED, response);
 		}
@@ -173,11 +176,25 @@ final class RateLimitExchange {
 	 */
 	boolean decideRoute(HttpServletRequest request, List<RateLimitPolicy> policies, HttpServletResponse response)
 			throws IOException {
+		if (this.answered) {
+			// Refused already (a Retry filter runs the route's filters again): refused again.
+			return false;
+		}
+		// Its parameters as this filter saw them: the gateway's FormFilter hides a form's fields from the handler.
+		ServletRequestView view = this.pipeline.view(request, this.request);
+		if (view.isBrowsersPreflight()) {
+			return true;
+		}
 		List<RateLimitPolicy> undecided = policies.stream()
 			.filter((policy) -> this.decided.stream().noneMatch((done) -> done.id().equals(policy.id())))
 			.toList();
 		this.mayPark = false;
-		return decide(this.pipeline.view(request, this.request), request, undecided, Phase.DECIDED, response(response));
+		boolean proceeds = decide(view, request, undecided, Phase.DECIDED, response);
+		if (!proceeds) {
+			// As if decided in one store call with the path rules: what they took goes back.
+			this.checks.giveBackKept();
+		}
+		return proceeds;
 	}
 
 	/**
@@ -246,6 +263,7 @@ final class RateLimitExchange {
 	/** Answers a rejection: what earlier phases admitted is given back, then the headers and the 429. */
 	private void reject(HttpServletRequest request, RequestDecision result, HttpServletResponse response)
 			throws IOException {
+		this.answered = true;
 		this.checks.giveBackPending();
 		this.pipeline.headers().write(result, new ServletHeaders(response));
 		this.pipeline.rejections().reject(request, response, result);
@@ -384,6 +402,7 @@ final class RateLimitExchange {
 			return false;
 		}
 		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.
+		this.answered = true;
 		this.checks.giveBackPending();
 		UnreadableRequestProblem.write(request, response, ex);
 		return true;

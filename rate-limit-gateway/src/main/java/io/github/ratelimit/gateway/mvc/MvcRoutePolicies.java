@@ -43,7 +43,9 @@ final class MvcRoutePolicies implements HandlerPolicies {
 
 	@Override
 	public boolean isOutage(LimitedRequest request, int status) {
-		return status >= 500 && request.attribute(MvcUtils.GATEWAY_ROUTE_ID_ATTR) != null
+		// A route of application.yml says its id; a route of the Java DSL says so through its RateLimited filter.
+		return status >= 500 && (request.attribute(MvcUtils.GATEWAY_ROUTE_ID_ATTR) != null
+				|| request.attribute(RateLimitedFilterFunctions.ROUTED) != null)
 				&& request.attribute(MvcUtils.CLIENT_RESPONSE_ATTR) == null;
 	}
 

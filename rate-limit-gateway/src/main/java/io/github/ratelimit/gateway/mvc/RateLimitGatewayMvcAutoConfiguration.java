@@ -20,41 +20,53 @@ import io.github.ratelimit.web.policy.RateLimitPolicies;
 /**
  * Spring Cloud Gateway Server MVC: the {@code RateLimited} route filter ({@link RateLimitedFilterFunctions}) and
  * what the limiter needs for it ({@link MvcRoutePolicies}); a route of {@code application.yml} naming no policy,
- * or one that does not exist, fails the start-up. Only with the starter's servlet configuration.
+ * or one that does not exist, fails the start-up. With {@code rate-limit.enabled=false} the filter lets every
+ * request through.
  */
 @AutoConfiguration(afterName = "io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(FilterSupplier.class)
-@ConditionalOnBean(RateLimitPolicies.class)
 public final class RateLimitGatewayMvcAutoConfiguration {
 
+	/** The filter, also with {@code rate-limit.enabled=false}, where it lets every request through. */
 	@Bean
 	FilterSupplier rateLimitedFilterSupplier() {
 		return new RateLimitedFilterFunctions.Supplier();
 	}
 
 	@Bean
+	@ConditionalOnBean(RateLimitPolicies.class)
 	MvcRoutePolicies rateLimitMvcRoutePolicies(RateLimitPolicies policies) {
 		return new MvcRoutePolicies(policies);
 	}
 
 	@Bean
+	@ConditionalOnBean(RateLimitPolicies.class)
 	SmartInitializingSingleton rateLimitMvcRouteCheck(ObjectProvider<GatewayMvcProperties> properties,
 			RateLimitPolicies policies) {
 		return () -> {
 			GatewayMvcProperties gateway = properties.getIfAvailable();
-			List<RouteProperties> routes = (gateway != null) ? gateway.getRoutes() : List.of();
-			for (int i = 0; i < routes.size(); i++) {
-				List<FilterProperties> filters = routes.get(i).getFilters();
-				for (int j = 0; j < filters.size(); j++) {
-					FilterProperties filter = filters.get(j);
-					if (filter.getName() != null && filter.getName().toLowerCase(Locale.ROOT).equals("ratelimited")) {
-						RateLimitedFilterFunctions.policies(policies, List.copyOf(filter.getArgs().values()),
-								"spring.cloud.gateway.server.webmvc.routes[" + i + "].filters[" + j + "]");
-					}
-				}
+			if (gateway == null) {
+				return;
 			}
+			String prefix = "spring.cloud.gateway.server.webmvc.";
+			for (int i = 0; i < gateway.getRoutes().size(); i++) {
+				check(gateway.getRoutes().get(i), prefix + "routes[" + i + "]", policies);
+			}
+			gateway.getRoutesMap().forEach((id, route) -> check(route, prefix + "routes-map." + id, policies));
 		};
+	}
+
+	/** A route's RateLimited filters name policies that exist. */
+	private static void check(RouteProperties route, String origin, RateLimitPolicies policies) {
+		List<FilterProperties> filters = route.getFilters();
+		for (int j = 0; j < filters.size(); j++) {
+			FilterProperties filter = filters.get(j);
+			if (filter.getName() != null && filter.getName().toLowerCase(Locale.ROOT).equals("ratelimited")) {
+				RateLimitedFilterFunctions.policies(policies, List.copyOf(filter.getArgs().values()),
+						origin + ".filters[" + j + "]");
+			}
+		}
 	}
 
 }

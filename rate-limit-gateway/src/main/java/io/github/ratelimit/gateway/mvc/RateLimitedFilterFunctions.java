@@ -1,6 +1,7 @@
 package io.github.ratelimit.gateway.mvc;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -31,9 +32,13 @@ import io.github.ratelimit.web.servlet.RouteLimits;
  * route's policies are decided when its handler runs, with what the path rules decided before the handler (a
  * policy both name counts once), all or nothing: a 429 gives back what the rules took. A request that must wait
  * for its turn waits on its thread. {@code param:} keys read the form's fields as the rate limit filter saw them,
- * before the gateway's {@code FormFilter} hides them.
+ * before the gateway's {@code FormFilter} hides them. With {@code rate-limit.enabled=false} the filter lets every
+ * request through.
  */
 public final class RateLimitedFilterFunctions {
+
+	/** The request attribute that says a route with this filter handles the request (its outage rule). */
+	static final String ROUTED = RateLimitedFilterFunctions.class.getName() + ".routed";
 
 	private RateLimitedFilterFunctions() {
 	}
@@ -55,10 +60,17 @@ public final class RateLimitedFilterFunctions {
 					org.springframework.web.servlet.function.HandlerFunction<ServerResponse> next) throws Exception {
 				List<RateLimitPolicy> found = this.named;
 				if (found == null) {
-					found = policies(MvcUtils.getApplicationContext(request).getBean(RateLimitPolicies.class), names,
-							"RateLimited=" + String.join(",", names));
+					RateLimitPolicies policies = MvcUtils.getApplicationContext(request)
+						.getBeanProvider(RateLimitPolicies.class)
+						.getIfAvailable();
+					if (policies == null) {
+						// rate-limit.enabled=false: every request goes through.
+						return next.handle(request);
+					}
+					found = policies(policies, names, "RateLimited=" + String.join(",", names));
 					this.named = found;
 				}
+				request.attributes().put(ROUTED, Boolean.TRUE);
 				HttpServletRequest servletRequest = request.servletRequest();
 				HttpServletResponse response = ((ServletRequestAttributes) RequestContextHolder.currentRequestAttributes())
 					.getResponse();
@@ -74,7 +86,7 @@ public final class RateLimitedFilterFunctions {
 	/** The policies of a filter's names; a name that is no policy fails, naming the policies there are. */
 	static List<RateLimitPolicy> policies(RateLimitPolicies policies, List<String> names, String origin) {
 		List<RateLimitPolicy> named = new ArrayList<>(names.size());
-		for (String name : names) {
+		for (String name : names.stream().flatMap((value) -> Arrays.stream(value.split(","))).toList()) {
 			RateLimitPolicy policy = policies.get(name.trim());
 			if (policy == null) {
 				throw new RateLimitConfigurationException(origin, "no policy named '" + name.trim() + "'",

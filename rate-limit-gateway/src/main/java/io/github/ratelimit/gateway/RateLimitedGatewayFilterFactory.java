@@ -8,9 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFactory;
 
-import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
-import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
  * The {@code RateLimited} filter of a Spring Cloud Gateway route: {@code filters: [RateLimited=api]}, or several
@@ -49,25 +47,8 @@ public final class RateLimitedGatewayFilterFactory extends AbstractGatewayFilter
 		if (policies == null) {
 			return (exchange, chain) -> chain.filter(exchange);
 		}
-		List<RateLimitPolicy> named = new ArrayList<>(config.getPolicies().size());
-		for (String name : config.getPolicies()) {
-			RateLimitPolicy policy = policies.get(name.trim());
-			if (policy == null) {
-				throw new RateLimitConfigurationException("RateLimited=" + String.join(",", config.getPolicies()),
-						"no policy named '" + name.trim() + "'",
-						"Define it under rate-limit.policies." + name.trim() + " (defined: "
-								+ String.join(", ", policies.all().stream().map(RateLimitPolicy::name).sorted().toList())
-								+ ")");
-			}
-			if (named.stream().noneMatch((other) -> other.id().equals(policy.id()))) {
-				named.add(policy);
-			}
-		}
-		if (named.isEmpty()) {
-			throw new RateLimitConfigurationException("RateLimited", "names no policy",
-					"Name one or more policies of rate-limit.policies: RateLimited=api,per-user");
-		}
-		return this.routes.named(named);
+		String origin = "RateLimited=" + String.join(",", config.getPolicies());
+		return this.routes.named(policies.named(config.getPolicies(), origin));
 	}
 
 	/** What a route's {@code RateLimited} filter says: the policies, by name. */

@@ -1,6 +1,5 @@
 package io.github.ratelimit.gateway;
 
-import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -31,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @SpringBootTest(classes = GatewayApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
 class GatewayTests {
 
-	static final Backend backend = start();
+	static final Backend backend = Backend.start();
 
 	@LocalServerPort
 	int port;
@@ -203,15 +202,6 @@ class GatewayTests {
 			assertThat(open.statusCode()).isEqualTo(200);
 			assertThat(open.body()).isEqualTo("/api/ping");
 			assertThat(open.headers().firstValue("X-RateLimit-Limit")).isEmpty();
-		}
-	}
-
-	private static Backend start() {
-		try {
-			return new Backend();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
 		}
 	}
 

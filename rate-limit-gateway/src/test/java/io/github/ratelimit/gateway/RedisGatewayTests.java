@@ -1,6 +1,5 @@
 package io.github.ratelimit.gateway;
 
-import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
@@ -41,8 +40,8 @@ class RedisGatewayTests {
 	private static ConfigurableApplicationContext two;
 
 	@BeforeAll
-	static void start() throws IOException {
-		backend = new Backend();
+	static void start() {
+		backend = Backend.start();
 		redis = RedisProcess.launch();
 		one = gateway();
 		two = gateway();

@@ -2,6 +2,7 @@ package io.github.ratelimit.testsupport;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -36,6 +37,19 @@ public final class Backend implements AutoCloseable {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/", this::handle);
 		this.server.start();
+	}
+
+	/**
+	 * Starts a backend, for a static field.
+	 * @return the backend
+	 */
+	public static Backend start() {
+		try {
+			return new Backend();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/**

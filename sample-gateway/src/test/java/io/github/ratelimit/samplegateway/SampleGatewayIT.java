@@ -1,27 +1,19 @@
 package io.github.ratelimit.samplegateway;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.testsupport.JarProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,11 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SampleGatewayIT {
 
-	private static final Pattern PORT = Pattern.compile("(?:Tomcat|Netty) started on port (\\d+)");
+	private static JarProcess backend;
 
-	private static App backend;
-
-	private static App gateway;
+	private static JarProcess gateway;
 
 	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -46,10 +36,12 @@ class SampleGatewayIT {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			backendPort = socket.getLocalPort();
 		}
-		backend = App.launch(jar(Path.of("../sample-app/target"), "sample-app-[0-9].*(?<!-tests)\\.jar"),
+		backend = JarProcess.launch(List.of(),
+				JarProcess.jar(Path.of("../sample-app/target"), "sample-app-[0-9].*(?<!-tests)\\.jar"),
 				"--server.port=" + backendPort, "--rate-limit.enabled=false");
 		// The sample's slow-down, shortened so that the test waits milliseconds, not seconds.
-		gateway = App.launch(jar(Path.of("target"), "sample-gateway-[0-9].*\\.jar"), "--server.port=0",
+		gateway = JarProcess.launch(List.of(), JarProcess.jar(Path.of("target"), "sample-gateway-[0-9].*\\.jar"),
+				"--server.port=0",
 				"--backend.uri=http://127.0.0.1:" + backendPort, "--rate-limit.policies.login.slow-down.delay=20ms",
 				"--rate-limit.policies.login.slow-down.max-delay=80ms");
 		backend.started();
@@ -108,82 +100,6 @@ class SampleGatewayIT {
 
 	private static URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + gateway.port() + path);
-	}
-
-	private static Path jar(Path directory, String name) throws IOException {
-		try (Stream<Path> files = Files.list(directory)) {
-			return files.filter((file) -> file.getFileName().toString().matches(name))
-				.findFirst()
-				.orElseThrow(() -> new IllegalStateException("No jar " + name + " in " + directory + ": run mvn verify"));
-		}
-	}
-
-	/** An application's jar in its own JVM, with its output collected. */
-	private static final class App implements AutoCloseable {
-
-		private final Process process;
-
-		private final List<String> lines = new ArrayList<>();
-
-		private final CompletableFuture<Integer> port = new CompletableFuture<>();
-
-		private App(Process process) {
-			this.process = process;
-			Thread reader = new Thread(this::read, "app-output");
-			reader.setDaemon(true);
-			reader.start();
-		}
-
-		static App launch(Path jar, String... arguments) throws IOException {
-			String java = ProcessHandle.current().info().command().orElse("java");
-			List<String> command = new ArrayList<>(List.of(java, "-jar", jar.toString(), "--spring.main.banner-mode=off"));
-			command.addAll(List.of(arguments));
-			return new App(new ProcessBuilder(command).redirectErrorStream(true).start());
-		}
-
-		/** Waits until it listens. */
-		void started() throws Exception {
-			this.port.get(120, TimeUnit.SECONDS);
-		}
-
-		private void read() {
-			try (BufferedReader reader = new BufferedReader(
-					new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
-				String line;
-				while ((line = reader.readLine()) != null) {
-					synchronized (this.lines) {
-						this.lines.add(line);
-					}
-					Matcher matcher = PORT.matcher(line);
-					if (matcher.find()) {
-						this.port.complete(Integer.parseInt(matcher.group(1)));
-					}
-				}
-			}
-			catch (IOException ex) {
-				// the process ended
-			}
-			this.port.completeExceptionally(new IllegalStateException("The application ended:\n" + output()));
-		}
-
-		int port() {
-			return this.port.join();
-		}
-
-		String output() {
-			synchronized (this.lines) {
-				return String.join("\n", this.lines);
-			}
-		}
-
-		@Override
-		public void close() throws InterruptedException {
-			this.process.destroy();
-			if (!this.process.waitFor(30, TimeUnit.SECONDS)) {
-				this.process.destroyForcibly();
-			}
-		}
-
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.github.ratelimit.gateway.mvc;
 
-import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 
@@ -28,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = MvcGatewayApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
 class MvcGatewayTests {
 
-	static final Backend backend = start();
+	static final Backend backend = Backend.start();
 
 	@LocalServerPort
 	int port;
@@ -114,15 +113,6 @@ class MvcGatewayTests {
 			HttpResponse<String> open = this.http.get("/open/api/ping");
 			assertThat(open.statusCode()).isEqualTo(200);
 			assertThat(open.headers().firstValue("X-RateLimit-Limit")).isEmpty();
-		}
-	}
-
-	private static Backend start() {
-		try {
-			return new Backend();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
 		}
 	}
 

@@ -1,9 +1,11 @@
 package io.github.ratelimit.web.policy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -12,8 +14,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import io.github.ratelimit.core.SharedPolicyOverrides;
 import io.github.ratelimit.core.RateLimitConfigurationException;
+import io.github.ratelimit.core.SharedPolicyOverrides;
 
 /**
  * The named policies of {@code rate-limit.policies}, and every change of their values at run time: from
@@ -49,6 +51,35 @@ public final class RateLimitPolicies {
 	 */
 	public @Nullable RateLimitPolicy get(String name) {
 		return this.byName.get(name);
+	}
+
+	/**
+	 * Finds the policies a route names (a gateway's {@code RateLimited=a,b}), each budget once.
+	 * @param names the names, each maybe a comma-separated list
+	 * @param origin where they are named, for the error
+	 * @return the policies, in the order named
+	 * @throws RateLimitConfigurationException when a name is no policy, or none is named
+	 */
+	public List<RateLimitPolicy> named(List<String> names, String origin) {
+		List<RateLimitPolicy> named = new ArrayList<>(names.size());
+		for (String listed : names) {
+			for (String name : listed.split(",")) {
+				RateLimitPolicy policy = get(name.trim());
+				if (policy == null) {
+					throw new RateLimitConfigurationException(origin, "no policy named '" + name.trim() + "'",
+							"Define it under rate-limit.policies." + name.trim() + " (defined: "
+									+ String.join(", ", names()) + ")");
+				}
+				if (named.stream().noneMatch((other) -> other.id().equals(policy.id()))) {
+					named.add(policy);
+				}
+			}
+		}
+		if (named.isEmpty()) {
+			throw new RateLimitConfigurationException(origin, "names no policy",
+					"Name one or more policies of rate-limit.policies: RateLimited=api,per-user");
+		}
+		return named;
 	}
 
 	/**

@@ -63,8 +63,7 @@ public final class RateLimitGatewayMvcAutoConfiguration {
 		for (int j = 0; j < filters.size(); j++) {
 			FilterProperties filter = filters.get(j);
 			if (filter.getName() != null && filter.getName().toLowerCase(Locale.ROOT).equals("ratelimited")) {
-				RateLimitedFilterFunctions.policies(policies, List.copyOf(filter.getArgs().values()),
-						origin + ".filters[" + j + "]");
+				policies.named(List.copyOf(filter.getArgs().values()), origin + ".filters[" + j + "]");
 			}
 		}
 	}

@@ -1,7 +1,5 @@
 package io.github.ratelimit.gateway.mvc;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,7 +19,6 @@ import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.function.HandlerFilterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 
-import io.github.ratelimit.core.RateLimitConfigurationException;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.servlet.RouteLimits;
@@ -67,7 +64,7 @@ public final class RateLimitedFilterFunctions {
 						// rate-limit.enabled=false: every request goes through.
 						return next.handle(request);
 					}
-					found = policies(policies, names, "RateLimited=" + String.join(",", names));
+					found = policies.named(names, "RateLimited=" + String.join(",", names));
 					this.named = found;
 				}
 				request.attributes().put(ROUTED, Boolean.TRUE);
@@ -81,28 +78,6 @@ public final class RateLimitedFilterFunctions {
 			}
 
 		};
-	}
-
-	/** The policies of a filter's names; a name that is no policy fails, naming the policies there are. */
-	static List<RateLimitPolicy> policies(RateLimitPolicies policies, List<String> names, String origin) {
-		List<RateLimitPolicy> named = new ArrayList<>(names.size());
-		for (String name : names.stream().flatMap((value) -> Arrays.stream(value.split(","))).toList()) {
-			RateLimitPolicy policy = policies.get(name.trim());
-			if (policy == null) {
-				throw new RateLimitConfigurationException(origin, "no policy named '" + name.trim() + "'",
-						"Define it under rate-limit.policies." + name.trim() + " (defined: "
-								+ String.join(", ", policies.all().stream().map(RateLimitPolicy::name).sorted().toList())
-								+ ")");
-			}
-			if (named.stream().noneMatch((other) -> other.id().equals(policy.id()))) {
-				named.add(policy);
-			}
-		}
-		if (named.isEmpty()) {
-			throw new RateLimitConfigurationException(origin, "names no policy",
-					"Name one or more policies of rate-limit.policies: RateLimited=api,per-user");
-		}
-		return named;
 	}
 
 	/** Exposes {@link #rateLimited} to the gateway's routes of {@code application.yml}. */

@@ -13,8 +13,8 @@ import io.github.ratelimit.web.key.LimitedRequest;
 
 /**
  * Finds every policy that applies to a request: those of matching path rules, then those its handler names
- * ({@link HandlerPolicies}: a {@link RateLimited} handler method, a gateway route). A policy named twice (by a rule and by an
- * annotation) counts once, with the annotation's cost (with the rule's when the rules were decided up
+ * ({@link HandlerPolicies}: a {@link RateLimited} handler method, a gateway route). A policy named twice (by a
+ * rule and by an annotation) counts once, with the annotation's cost (with the rule's when the rules were decided up
  * front, before the handler was known). A CORS preflight ({@code OPTIONS} with {@code Origin} and
  * {@code Access-Control-Request-Method}, without credentials) has no policy: the browser sends it on its
  * own before the request it announces, which is the one that spends the budget. Thread-safe.
@@ -76,7 +76,15 @@ public final class RateLimitPolicyResolver {
 	 * @return {@code true} when a request may be counted once its response is known
 	 */
 	public boolean mayCountLater() {
-		return this.countsLater || this.handlers.stream().anyMatch(HandlerPolicies::countsLater);
+		if (this.countsLater) {
+			return true;
+		}
+		for (int i = 0; i < this.handlers.size(); i++) {
+			if (this.handlers.get(i).countsLater()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

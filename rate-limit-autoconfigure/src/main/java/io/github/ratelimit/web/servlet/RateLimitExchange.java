@@ -27,7 +27,9 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * guesses;</li>
  * <li>{@link Phase#DECIDED}: every policy that applies was decided, by the {@link RateLimitInterceptor} once
  * Spring MVC found the handler ({@link #decideHandler}), or by the filter when no handler was looked up
- * ({@link #end}), in one store call on the request's thread. An allowed request then takes its {@link Turn}: now, or once its wait is over (delay mode);</li>
+ * ({@link #end}), in one store call on the request's thread (a Server MVC gateway route's own policies are
+ * decided after them, as its handler runs: {@link #decideRoute}). An allowed request then takes its
+ * {@link Turn}: now, or once its wait is over (delay mode);</li>
  * <li>completed: checks that count only some responses are settled once the status is known, then the
  * headers are final ({@link #complete});</li>
  * <li>released: the slots of concurrency limits are given back when the request ends, or when its async

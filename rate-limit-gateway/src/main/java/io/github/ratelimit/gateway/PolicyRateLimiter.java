@@ -22,7 +22,9 @@ import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.limiter.Check;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
+import io.github.ratelimit.web.limiter.RejectionLog;
 import io.github.ratelimit.web.limiter.RequestDecision;
+import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.limiter.ResponseHeaders;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
@@ -93,16 +95,25 @@ final class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Conf
 	 * @param store the store
 	 * @param headers renders the headers
 	 * @param recorder records outcomes
+	 * @param rejections logs rejections and bans
 	 * @param shadowOnly {@code rate-limit.mode: shadow}: every policy only observes
 	 */
 	record Limiting(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
-			DecisionRecorder recorder, boolean shadowOnly) {
+			DecisionRecorder recorder, RejectionLog rejections, boolean shadowOnly) {
 
 		private Response answer(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt) {
 			boolean allowed = receipt.decision().isAllowed() || policy.shadow();
-			this.recorder.decided(policy.name(), policy.shadow() ? (receipt.decision().isAllowed()
-					? DecisionOutcome.ALLOWED : DecisionOutcome.SHADOW_REJECTED)
-					: (allowed ? DecisionOutcome.ALLOWED : DecisionOutcome.REJECTED));
+			// The outcomes, and the rejection log's lines, of a request the starter's filter decides.
+			DecisionOutcome outcome = RequestLimiter.outcome(receipt.decision(), receipt.place(), allowed, false);
+			this.recorder.decided(policy.name(), (policy.shadow() && outcome == DecisionOutcome.REJECTED)
+					? DecisionOutcome.SHADOW_REJECTED : outcome);
+			if (receipt.place() == Receipt.Place.BANNED) {
+				this.rejections.banned(policy, acquisition, receipt.decision().retryAfterNanos(),
+						receipt.mark() == Receipt.BAN_STARTED);
+			}
+			else if (!receipt.decision().isAllowed()) {
+				this.rejections.rejected(policy, acquisition, policy.shadow());
+			}
 			Map<String, String> written = new LinkedHashMap<>();
 			if (!policy.shadow()) {
 				RequestDecision decision = new RequestDecision(

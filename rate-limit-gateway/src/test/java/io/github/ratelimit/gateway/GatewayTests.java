@@ -4,6 +4,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,9 @@ class GatewayTests {
 
 	@LocalServerPort
 	int port;
+
+	@Autowired
+	MeterRegistry meters;
 
 	Http http;
 
@@ -178,6 +182,8 @@ class GatewayTests {
 		assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
 		assertThat(this.http.get("/api/keyed", "X-Api-Key", "k2").statusCode()).as("another key's budget")
 			.isEqualTo(200);
+		assertThat(this.meters.get("ratelimit.decisions").tag("policy", "keyed").tag("outcome", "rejected").counter()
+			.count()).as("metrics as for a request the filter decides").isEqualTo(1);
 		assertThat(backend.hits("/api/keyed")).isEqualTo(3);
 	}
 

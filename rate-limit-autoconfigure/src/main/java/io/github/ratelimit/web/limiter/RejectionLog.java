@@ -51,7 +51,7 @@ public final class RejectionLog {
 	 * @param acquisition the budget it was asked for
 	 * @param shadow whether the policy only observes
 	 */
-	void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
+	public void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
 		log(policy, acquisition, shadow, "rejected", "", "rejections");
 	}
 
@@ -67,10 +67,12 @@ public final class RejectionLog {
 	/**
 	 * Logs a request of a banned key: once per ban, when it starts (throttled as rejections are, so that a
 	 * flood of banned keys cannot flood the log), at DEBUG afterwards.
+	 * @param policy the policy that banned
+	 * @param acquisition the budget it was asked for
 	 * @param restNanos the rest of the ban
 	 * @param started whether this request's rejection started the ban
 	 */
-	void banned(RateLimitPolicy policy, Acquisition acquisition, long restNanos, boolean started) {
+	public void banned(RateLimitPolicy policy, Acquisition acquisition, long restNanos, boolean started) {
 		if (started) {
 			log(policy, acquisition, false, "banned", " for " + Duration.ofNanos(restNanos), "bans");
 		}

@@ -446,8 +446,13 @@ public final class RequestLimiter {
 	 * What a policy did to a request: decided by the store, by its local fallback, or by
 	 * {@code on-failure} without a store (a receipt of an allowed decision that holds nothing, in a request
 	 * another policy rejected, was merely given back).
+	 * @param decision what the policy decided
+	 * @param place where its receipt was decided
+	 * @param requestAllowed whether the request was allowed, by every policy
+	 * @param slowsDown whether the policy slows its keys down (a wait is then {@code slowed}, not {@code delayed})
+	 * @return the outcome metrics count
 	 */
-	private static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed,
+	public static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed,
 			boolean slowsDown) {
 		if (place == Receipt.Place.BANNED) {
 			return DecisionOutcome.BANNED;

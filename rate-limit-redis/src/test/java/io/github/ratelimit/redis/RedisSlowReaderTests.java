@@ -46,14 +46,14 @@ class RedisSlowReaderTests {
 
 	private final List<RedisRateLimitStore> stores = new ArrayList<>();
 
-	private ReplyDelayingProxy proxy;
+	private ReplyHoldingProxy proxy;
 
 	private LettuceConnectionFactory factory;
 
 	@BeforeEach
 	void connect() throws IOException {
 		redis.commands().flushall();
-		this.proxy = new ReplyDelayingProxy(redis.port());
+		this.proxy = new ReplyHoldingProxy(redis.port());
 		this.factory = RedisExtension.fastReconnectingFactory(this.proxy.port());
 	}
 
@@ -89,8 +89,8 @@ class RedisSlowReaderTests {
 	}
 
 	private void lateRepliesCloseTheBreaker(RedisRateLimitStore store) throws Exception {
-		this.proxy.delayMillis = 400;
-		// Two at once: both time out (two calls in flight, coalescing sends each alone) before a reply is read.
+		this.proxy.holdReplies(true);
+		// Two at once: both time out (two calls in flight, coalescing sends each alone); no reply can come.
 		List<CompletableFuture<Boolean>> calls = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
 			Acquisition acquisition = new Acquisition("api", LIMIT, "k" + i, 1);
@@ -102,14 +102,12 @@ class RedisSlowReaderTests {
 		assertThat(store.errors()).isEqualTo(2);
 		assertThat(store.isAvailable()).as("two timeouts in a row opened the breaker").isFalse();
 		// The replies come: Redis ran both scripts in time.
+		this.proxy.holdReplies(false);
 		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
 		while (!store.isAvailable() && System.nanoTime() < deadline) {
 			RedisProcess.sleep(10);
 		}
 		assertThat(store.isAvailable()).as("closed by the late replies, not after the minute's probe").isTrue();
-		this.proxy.delayMillis = 0;
-		// The give-backs of the late replies' tokens were answered with the 400 ms delay too: let them through.
-		RedisProcess.sleep(600);
 		assertThat(store.tryAcquire(new Acquisition("api", LIMIT, "k9", 1)).isAllowed()).as("decided by Redis").isTrue();
 		// The late replies' tokens were given back (no late charges).
 		deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -122,8 +120,8 @@ class RedisSlowReaderTests {
 	@Test
 	void scriptsRedisRanPastTheirDeadlineKeepTheBreakerOpen() throws Exception {
 		RedisRateLimitStore store = store(false);
-		// CLIENT PAUSE: Redis itself runs the scripts late (after their deadline), then replies at once.
-		redis.commands().clientPause(400);
+		// CLIENT PAUSE: Redis itself runs the scripts late (long after their deadline), then replies at once.
+		redis.commands().clientPause(1000);
 		List<CompletableFuture<Boolean>> calls = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
 			Acquisition acquisition = new Acquisition("api", LIMIT, "k" + i, 1);
@@ -132,23 +130,26 @@ class RedisSlowReaderTests {
 		for (CompletableFuture<Boolean> call : calls) {
 			assertThat(call.get(5, TimeUnit.SECONDS)).isFalse();
 		}
-		RedisProcess.sleep(800);
+		RedisProcess.sleep(1400);
 		assertThat(store.isAvailable()).as("an outage of Redis' own: open until the probe").isFalse();
 	}
 
 	/**
-	 * Forwards a client's commands to Redis at once and Redis' replies to the client after
-	 * {@link #delayMillis} (in order).
+	 * Forwards a client's commands to Redis at once, and Redis' replies to the client in order, holding
+	 * them while {@link #holdReplies(boolean) told to}: a reply cannot beat a timeout however slow the
+	 * machine is.
 	 */
-	static final class ReplyDelayingProxy implements AutoCloseable {
+	static final class ReplyHoldingProxy implements AutoCloseable {
 
-		volatile long delayMillis;
+		private final Object released = new Object();
+
+		private boolean holding;
 
 		private final ServerSocket server;
 
 		private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-		ReplyDelayingProxy(int redisPort) throws IOException {
+		ReplyHoldingProxy(int redisPort) throws IOException {
 			this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
 			daemon(() -> {
 				while (!this.server.isClosed()) {
@@ -169,23 +170,35 @@ class RedisSlowReaderTests {
 			});
 		}
 
+		void holdReplies(boolean hold) {
+			synchronized (this.released) {
+				this.holding = hold;
+				this.released.notifyAll();
+			}
+		}
+
+		private void awaitRelease() throws InterruptedException {
+			synchronized (this.released) {
+				while (this.holding) {
+					this.released.wait();
+				}
+			}
+		}
+
 		int port() {
 			return this.server.getLocalPort();
 		}
 
-		private void copy(Socket from, Socket to, boolean delayed) {
-			LinkedBlockingQueue<Object[]> queue = new LinkedBlockingQueue<>();
-			if (delayed) {
+		private void copy(Socket from, Socket to, boolean held) {
+			LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
+			if (held) {
 				daemon(() -> {
 					try {
 						OutputStream out = to.getOutputStream();
 						while (true) {
-							Object[] chunk = queue.take();
-							long wait = (long) chunk[0] - System.nanoTime();
-							if (wait > 0) {
-								TimeUnit.NANOSECONDS.sleep(wait);
-							}
-							out.write((byte[]) chunk[1]);
+							byte[] chunk = queue.take();
+							awaitRelease();
+							out.write(chunk);
 							out.flush();
 						}
 					}
@@ -200,9 +213,8 @@ class RedisSlowReaderTests {
 				byte[] buffer = new byte[8192];
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
-					if (delayed) {
-						queue.add(new Object[] { System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(this.delayMillis),
-								Arrays.copyOf(buffer, read) });
+					if (held) {
+						queue.add(Arrays.copyOf(buffer, read));
 					}
 					else {
 						out.write(buffer, 0, read);
@@ -218,7 +230,7 @@ class RedisSlowReaderTests {
 		}
 
 		private static void daemon(Runnable runnable) {
-			Thread thread = new Thread(runnable, "reply-delaying-proxy");
+			Thread thread = new Thread(runnable, "reply-holding-proxy");
 			thread.setDaemon(true);
 			thread.start();
 		}
@@ -234,13 +246,14 @@ class RedisSlowReaderTests {
 
 		@Override
 		public void close() {
+			holdReplies(false);
 			try {
 				this.server.close();
 			}
 			catch (IOException ex) {
 				// closed
 			}
-			this.sockets.forEach(ReplyDelayingProxy::closeQuietly);
+			this.sockets.forEach(ReplyHoldingProxy::closeQuietly);
 		}
 
 	}

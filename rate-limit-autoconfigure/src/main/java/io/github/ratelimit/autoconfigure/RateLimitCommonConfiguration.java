@@ -117,7 +117,7 @@ class RateLimitCommonConfiguration {
 					missingRedisDependency() + ", or use rate-limit.store.type=caffeine");
 		}
 		for (RateLimitPolicy policy : policies.all()) {
-			if (policy.bans() && !rateLimitStore.bans()) {
+			if (policy.ban() != null && !rateLimitStore.bans()) {
 				throw new RateLimitConfigurationException("rate-limit.policies." + policy.name() + ".ban",
 						"the store " + rateLimitStore.getClass().getName() + " does not ban keys",
 						"Use rate-limit.store.type caffeine or redis, or remove ban");

@@ -22,7 +22,6 @@ import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.limiter.Check;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
-import io.github.ratelimit.web.limiter.RejectionLog;
 import io.github.ratelimit.web.limiter.RequestDecision;
 import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.limiter.ResponseHeaders;
@@ -95,30 +94,20 @@ final class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Conf
 	 * @param store the store
 	 * @param headers renders the headers
 	 * @param recorder records outcomes
-	 * @param rejections logs rejections and bans
+	 * @param limiter records and logs what a policy decided, as for a request the starter's filter decides
 	 * @param shadowOnly {@code rate-limit.mode: shadow}: every policy only observes
 	 */
 	record Limiting(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
-			DecisionRecorder recorder, RejectionLog rejections, boolean shadowOnly) {
+			DecisionRecorder recorder, RequestLimiter limiter, boolean shadowOnly) {
 
 		private Response answer(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt) {
 			boolean allowed = receipt.decision().isAllowed() || policy.shadow();
+			Check check = new Check(policy, acquisition, receipt, receipt.decision(), allowed);
 			// The outcomes, and the rejection log's lines, of a request the starter's filter decides.
-			DecisionOutcome outcome = RequestLimiter.outcome(receipt.decision(), receipt.place(), allowed, false);
-			this.recorder.decided(policy.name(), (policy.shadow() && outcome == DecisionOutcome.REJECTED)
-					? DecisionOutcome.SHADOW_REJECTED : outcome);
-			if (receipt.place() == Receipt.Place.BANNED) {
-				this.rejections.banned(policy, acquisition, receipt.decision().retryAfterNanos(),
-						receipt.mark() == Receipt.BAN_STARTED);
-			}
-			else if (!receipt.decision().isAllowed()) {
-				this.rejections.rejected(policy, acquisition, policy.shadow());
-			}
+			this.limiter.record(check);
 			Map<String, String> written = new LinkedHashMap<>();
 			if (!policy.shadow()) {
-				RequestDecision decision = new RequestDecision(
-						List.of(new Check(policy, acquisition, receipt, receipt.decision(), allowed)));
-				this.headers.write(decision, new ResponseHeaders() {
+				this.headers.write(new RequestDecision(List.of(check)), new ResponseHeaders() {
 
 					@Override
 					public void set(String name, String value) {

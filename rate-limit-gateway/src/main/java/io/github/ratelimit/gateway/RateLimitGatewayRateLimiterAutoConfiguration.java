@@ -13,7 +13,7 @@ import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
-import io.github.ratelimit.web.limiter.RejectionLog;
+import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
 
 /**
@@ -34,7 +34,7 @@ public final class RateLimitGatewayRateLimiterAutoConfiguration {
 	@Fallback
 	PolicyRateLimiter rateLimitedRateLimiter(ObjectProvider<RateLimitPolicies> policies,
 			ObjectProvider<RateLimitStore> store, ObjectProvider<RateLimitHeaders> headers,
-			ObjectProvider<DecisionRecorder> recorder, ObjectProvider<RejectionLog> rejections,
+			ObjectProvider<DecisionRecorder> recorder, ObjectProvider<RequestLimiter> limiter,
 			ObjectProvider<RateLimitProperties> properties,
 			ObjectProvider<ConfigurationService> configurationService) {
 		RateLimitPolicies found = policies.getIfAvailable();
@@ -43,7 +43,7 @@ public final class RateLimitGatewayRateLimiterAutoConfiguration {
 			return new PolicyRateLimiter(null, configurationService.getIfAvailable());
 		}
 		return new PolicyRateLimiter(new PolicyRateLimiter.Limiting(found, store.getObject(), headers.getObject(),
-				recorder.getIfAvailable(() -> DecisionRecorder.NONE), rejections.getObject(),
+				recorder.getIfAvailable(() -> DecisionRecorder.NONE), limiter.getObject(),
 				properties.getObject().getMode() == RateLimitProperties.Mode.SHADOW), configurationService.getIfAvailable());
 	}
 

@@ -181,7 +181,7 @@ public class RateLimitsEndpoint {
 		Decision state = this.store.peek(acquisition);
 		// A concurrency limit's free slots say how many of the key's requests are in flight (one read).
 		Long inFlight = policy.limit().algorithm().isRate() ? null : Math.max(0, state.limit() - state.remaining());
-		long bannedNanos = policy.bans() ? this.store.bannedNanos(acquisition) : 0;
+		long bannedNanos = (policy.ban() != null) ? this.store.bannedNanos(acquisition) : 0;
 		return new KeyDescriptor(policy.name(), key, state.limit(), state.remaining(),
 				Duration.ofNanos(state.resetNanos()).toMillis(), inFlight,
 				(bannedNanos > 0) ? Instant.now().plusNanos(bannedNanos) : null);

@@ -4,6 +4,7 @@ import io.github.ratelimit.core.Acquisition;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Receipt;
 import io.github.ratelimit.web.CountMode;
+import io.github.ratelimit.web.DecisionOutcome;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 
 /**
@@ -29,6 +30,33 @@ public record Check(RateLimitPolicy policy, Acquisition acquisition, Receipt rec
 
 	boolean enforced() {
 		return !this.policy.shadow();
+	}
+
+	/**
+	 * What the policy did to the request, as metrics count it: decided by the store, by its local fallback,
+	 * or by {@code on-failure} without a store (a receipt of an allowed decision that holds nothing, in a
+	 * request another policy rejected, was merely given back). A wait of a policy that slows down is
+	 * {@code slowed}, any other {@code delayed}.
+	 * @return the outcome
+	 */
+	public DecisionOutcome outcome() {
+		Receipt.Place place = this.receipt.place();
+		if (place == Receipt.Place.BANNED) {
+			return DecisionOutcome.BANNED;
+		}
+		if (place == Receipt.Place.LOCAL) {
+			return this.decision.isAllowed() ? DecisionOutcome.LOCAL_ALLOWED : DecisionOutcome.LOCAL_REJECTED;
+		}
+		if (place == Receipt.Place.NOWHERE && (this.kept || !this.decision.isAllowed())) {
+			return this.decision.isAllowed() ? DecisionOutcome.FAILED_OPEN : DecisionOutcome.FAILED_CLOSED;
+		}
+		if (!this.decision.isAllowed()) {
+			return DecisionOutcome.REJECTED;
+		}
+		if (this.decision.waitNanos() > 0) {
+			return this.policy.slowsDown() ? DecisionOutcome.SLOWED : DecisionOutcome.DELAYED;
+		}
+		return DecisionOutcome.ALLOWED;
 	}
 
 	/** This check once its slot of a concurrency limit was given back: it holds none. */

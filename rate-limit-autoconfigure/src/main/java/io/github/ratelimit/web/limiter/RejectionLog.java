@@ -39,7 +39,7 @@ public final class RejectionLog {
 		this(logger, clock, interval);
 	}
 
-	public RejectionLog(Log log, RateLimitClock clock, Duration interval) {
+	RejectionLog(Log log, RateLimitClock clock, Duration interval) {
 		this.log = log;
 		this.interval = interval;
 		this.warnings = new ThrottledLog(clock, interval, WARNINGS_PER_INTERVAL);
@@ -51,7 +51,7 @@ public final class RejectionLog {
 	 * @param acquisition the budget it was asked for
 	 * @param shadow whether the policy only observes
 	 */
-	public void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
+	void rejected(RateLimitPolicy policy, Acquisition acquisition, boolean shadow) {
 		log(policy, acquisition, shadow, "rejected", "", "rejections");
 	}
 
@@ -72,7 +72,7 @@ public final class RejectionLog {
 	 * @param restNanos the rest of the ban
 	 * @param started whether this request's rejection started the ban
 	 */
-	public void banned(RateLimitPolicy policy, Acquisition acquisition, long restNanos, boolean started) {
+	void banned(RateLimitPolicy policy, Acquisition acquisition, long restNanos, boolean started) {
 		if (started) {
 			log(policy, acquisition, false, "banned", " for " + Duration.ofNanos(restNanos), "bans");
 		}

@@ -77,38 +77,13 @@ public final class RequestLimiter {
 	private final RateLimitExemptions exemptions;
 
 	/**
-	 * Creates a limiter that lets at most 100 requests wait at once.
-	 * @param store decides
-	 * @param recorder receives outcomes
-	 * @param rejectionLog logs rejections
-	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
-	 */
-	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
-			boolean shadowOnly) {
-		this(store, recorder, rejectionLog, shadowOnly, 100);
-	}
-
-	/**
 	 * Creates a limiter.
 	 * @param store decides
 	 * @param recorder receives outcomes
 	 * @param rejectionLog logs rejections
 	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
-	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
-	 */
-	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
-			boolean shadowOnly, int maxWaiting) {
-		this(store, recorder, rejectionLog, shadowOnly, maxWaiting, RateLimitExemptions.NONE);
-	}
-
-	/**
-	 * Creates a limiter with exemptions.
-	 * @param store decides
-	 * @param recorder receives outcomes
-	 * @param rejectionLog logs rejections
-	 * @param shadowOnly whether every policy only observes ({@code rate-limit.mode: shadow})
-	 * @param maxWaiting the most requests waiting for their turn at once (delay mode); positive
-	 * @param exemptions the requests no policy limits
+	 * @param maxWaiting the most requests waiting for their turn at once (delay mode, slow-down); positive
+	 * @param exemptions the requests no policy limits ({@link RateLimitExemptions#NONE} for none)
 	 */
 	public RequestLimiter(RateLimitStore store, DecisionRecorder recorder, RejectionLog rejectionLog,
 			boolean shadowOnly, int maxWaiting, RateLimitExemptions exemptions) {
@@ -266,22 +241,34 @@ public final class RequestLimiter {
 			Receipt receipt = receipts.get(i);
 			Decision slowed = slowedDown(policy, receipt);
 			Decision decision = refuseToWait ? refuseToWait(receipt, slowed) : slowed;
-			checks.add(new Check(policy, acquisitions.get(i), receipt, decision, allowed));
-			DecisionOutcome outcome = outcome(decision, receipt.place(), allowed, policy.slowsDown());
-			this.recorder.decided(policy.name(),
-					(shadow && outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
-			if (receipt.place() == Receipt.Place.BANNED) {
-				this.rejectionLog.banned(policy, acquisitions.get(i), decision.retryAfterNanos(),
-						receipt.mark() == Receipt.BAN_STARTED);
-			}
-			else if (!decision.isAllowed()) {
-				this.rejectionLog.rejected(policy, acquisitions.get(i), shadow);
-			}
-			else if (outcome == DecisionOutcome.SLOWED) {
-				this.rejectionLog.slowed(policy, acquisitions.get(i), decision.waitNanos(), shadow);
-			}
+			Check check = new Check(policy, acquisitions.get(i), receipt, decision, allowed);
+			checks.add(check);
+			record(check);
 		}
 		return checks;
+	}
+
+	/**
+	 * Counts what a check did to its request (metrics; a shadow policy's rejection is {@code shadow-rejected})
+	 * and logs it when it banned, rejected or slowed the request down.
+	 * @param check a policy's part of a request, as decided
+	 */
+	public void record(Check check) {
+		RateLimitPolicy policy = check.policy();
+		Decision decision = check.decision();
+		DecisionOutcome outcome = check.outcome();
+		this.recorder.decided(policy.name(),
+				(policy.shadow() && outcome == DecisionOutcome.REJECTED) ? DecisionOutcome.SHADOW_REJECTED : outcome);
+		if (check.receipt().place() == Receipt.Place.BANNED) {
+			this.rejectionLog.banned(policy, check.acquisition(), decision.retryAfterNanos(),
+					check.receipt().mark() == Receipt.BAN_STARTED);
+		}
+		else if (!decision.isAllowed()) {
+			this.rejectionLog.rejected(policy, check.acquisition(), policy.shadow());
+		}
+		else if (outcome == DecisionOutcome.SLOWED) {
+			this.rejectionLog.slowed(policy, check.acquisition(), decision.waitNanos(), policy.shadow());
+		}
 	}
 
 	/**
@@ -440,36 +427,6 @@ public final class RequestLimiter {
 		finally {
 			this.recorder.storeCall(System.nanoTime() - start);
 		}
-	}
-
-	/**
-	 * What a policy did to a request: decided by the store, by its local fallback, or by
-	 * {@code on-failure} without a store (a receipt of an allowed decision that holds nothing, in a request
-	 * another policy rejected, was merely given back).
-	 * @param decision what the policy decided
-	 * @param place where its receipt was decided
-	 * @param requestAllowed whether the request was allowed, by every policy
-	 * @param slowsDown whether the policy slows its keys down (a wait is then {@code slowed}, not {@code delayed})
-	 * @return the outcome metrics count
-	 */
-	public static DecisionOutcome outcome(Decision decision, Receipt.Place place, boolean requestAllowed,
-			boolean slowsDown) {
-		if (place == Receipt.Place.BANNED) {
-			return DecisionOutcome.BANNED;
-		}
-		if (place == Receipt.Place.LOCAL) {
-			return decision.isAllowed() ? DecisionOutcome.LOCAL_ALLOWED : DecisionOutcome.LOCAL_REJECTED;
-		}
-		if (place == Receipt.Place.NOWHERE && (requestAllowed || !decision.isAllowed())) {
-			return decision.isAllowed() ? DecisionOutcome.FAILED_OPEN : DecisionOutcome.FAILED_CLOSED;
-		}
-		if (!decision.isAllowed()) {
-			return DecisionOutcome.REJECTED;
-		}
-		if (decision.waitNanos() > 0) {
-			return slowsDown ? DecisionOutcome.SLOWED : DecisionOutcome.DELAYED;
-		}
-		return DecisionOutcome.ALLOWED;
 	}
 
 	/**

@@ -206,14 +206,6 @@ public final class RateLimitPolicy {
 	}
 
 	/**
-	 * Returns whether this policy bans keys ({@code ban}).
-	 * @return {@code true} when it does
-	 */
-	public boolean bans() {
-		return this.limits.ban() != null;
-	}
-
-	/**
 	 * Returns how long a request this policy allowed waits before it proceeds ({@code slow-down}), from the
 	 * key's state its decision reports, attempts in flight included: the units spent before this request
 	 * are {@code burst - remaining - cost}.
@@ -507,11 +499,6 @@ public final class RateLimitPolicy {
 	 */
 	public boolean shadow() {
 		return this.shadow;
-	}
-
-	/** The name as a Structured Field string, as the {@code RateLimit} headers list it. */
-	String headerName() {
-		return this.headerName;
 	}
 
 	/**

@@ -27,6 +27,7 @@ import io.github.ratelimit.web.OnLimit;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitExemptions;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.TestPolicies;
 import io.github.ratelimit.web.servlet.ServletRequestView;
@@ -147,7 +148,7 @@ class RequestLimiterTests {
 				outcomes.add(outcome.tag());
 			}
 
-		}, new RejectionLog(this.clock, Duration.ofMinutes(1)), true, 1);
+		}, new RejectionLog(this.clock, Duration.ofMinutes(1)), true, 1, RateLimitExemptions.NONE);
 		RateLimitPolicy login = policy("login", Algorithm.TOKEN_BUCKET, 3, Duration.ofMinutes(15), OnLimit.REJECT,
 				Duration.ZERO, "global");
 		login = TestPolicies.slowingDown(login, new RateLimitPolicy.SlowDown(1L, Duration.ofSeconds(1), Duration.ofSeconds(8)));
@@ -187,7 +188,7 @@ class RequestLimiterTests {
 
 		};
 		RequestLimiter failing = new RequestLimiter(down, DecisionRecorder.NONE,
-				new RejectionLog(this.clock, Duration.ofMinutes(1)), false, 1);
+				new RejectionLog(this.clock, Duration.ofMinutes(1)), false, 1, RateLimitExemptions.NONE);
 		// The request gave its slot back to wait; the store fails to give it again: it goes on holding none,
 		// so its end gives nothing back a second time.
 		assertThat(failing.retake(held)).noneMatch(Check::holdsSlot);
@@ -204,7 +205,7 @@ class RequestLimiterTests {
 
 	private RequestLimiter limiter(int maxWaiting) {
 		return new RequestLimiter(this.store, DecisionRecorder.NONE, new RejectionLog(this.clock, Duration.ofMinutes(1)),
-				false, maxWaiting);
+				false, maxWaiting, RateLimitExemptions.NONE);
 	}
 
 	private Acquisition acquisition(RateLimitPolicy policy) {

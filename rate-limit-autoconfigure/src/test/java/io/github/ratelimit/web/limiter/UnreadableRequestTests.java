@@ -22,6 +22,7 @@ import io.github.ratelimit.web.key.KeyResolvers;
 import io.github.ratelimit.web.key.KeyResolversTests;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitExemptions;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.TestPolicies;
 import io.github.ratelimit.web.servlet.ServletRequestView;
@@ -48,7 +49,7 @@ class UnreadableRequestTests {
 		public void decided(String policy, DecisionOutcome outcome) {
 			UnreadableRequestTests.this.outcomes.add(policy + "=" + outcome.tag());
 		}
-	}, new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
+	}, new RejectionLog(this.clock, Duration.ofMinutes(1)), false, 100, RateLimitExemptions.NONE);
 
 	@Test
 	void anEnforcedPolicyThatCannotTellTheKeyThrowsBeforeAnyBudgetIsSpent() {

@@ -39,6 +39,7 @@ import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.AnnotatedEndpoints;
 import io.github.ratelimit.web.policy.PathRule;
 import io.github.ratelimit.web.policy.PolicyDefinition;
+import io.github.ratelimit.web.policy.RateLimitExemptions;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
 import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
 import io.github.ratelimit.web.policy.TestPolicies;
@@ -288,7 +289,7 @@ class RateLimitFilterTests {
 	private RateLimitPipeline pipeline(RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler,
 			RateLimitPolicy policy) {
 		RequestLimiter limiter = new RequestLimiter(new CaffeineRateLimitStore(100, this.clock), DecisionRecorder.NONE,
-				new RejectionLog(this.clock, Duration.ofMinutes(1)), false);
+				new RejectionLog(this.clock, Duration.ofMinutes(1)), false, 100, RateLimitExemptions.NONE);
 		PathRule rule = new PathRule(PathPatternParser.defaultInstance.parse("/api/**"), Set.of(), List.of(policy));
 		AnnotatedEndpoints none = new AnnotatedEndpoints(List::of, TestPolicies.policies(Map.of()), this.keyResolvers);
 		none.afterSingletonsInstantiated();

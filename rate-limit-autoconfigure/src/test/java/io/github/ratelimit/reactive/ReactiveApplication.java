@@ -2,6 +2,8 @@ package io.github.ratelimit.reactive;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import reactor.core.publisher.Mono;
 
@@ -111,8 +113,17 @@ class ReactiveApplication {
 					: Mono.error(new ResponseStatusException(HttpStatus.UNAUTHORIZED, "wrong password")));
 		}
 
+		/** Holds {@code /work?held=true} until a test completes it (at most 10 s), counting the requests it holds. */
+		static volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
+		static final AtomicInteger held = new AtomicInteger();
+
 		@GetMapping("/work")
-		Mono<String> work(@RequestParam long ms) {
+		Mono<String> work(@RequestParam(defaultValue = "0") long ms, @RequestParam(defaultValue = "false") boolean held) {
+			if (held) {
+				Api.held.incrementAndGet();
+				return Mono.fromFuture(gate.thenApply((released) -> "worked until released")).timeout(Duration.ofSeconds(10));
+			}
 			return Mono.delay(Duration.ofMillis(ms)).thenReturn("worked " + ms + " ms");
 		}
 

@@ -3,6 +3,8 @@ package io.github.ratelimit.redis.reactive;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,8 +83,16 @@ class ReactiveOnRedisTests {
 	@Test
 	void twoInstancesShareTheSlotsOfAConcurrencyLimit() throws Exception {
 		Http[] clients = { new Http(port(one)), new Http(port(two)) };
-		Map<Integer, Integer> statuses = AtOnce.statuses(12,
-				(i) -> () -> clients[i % 2].get("/work?ms=1500").statusCode());
+		ReactiveRedisApplication.Api.gate = new CompletableFuture<>();
+		AtomicInteger refused = new AtomicInteger();
+		// The two admitted requests are held until the ten others were refused: no slot comes back before.
+		Map<Integer, Integer> statuses = AtOnce.statuses(12, (i) -> () -> {
+			int status = clients[i % 2].get("/work?held=true").statusCode();
+			if (status == 429 && refused.incrementAndGet() == 10) {
+				ReactiveRedisApplication.Api.gate.complete(null);
+			}
+			return status;
+		});
 		assertThat(statuses).containsExactlyInAnyOrderEntriesOf(Map.of(200, 2, 429, 10));
 		// Both slots come back once the servers completed the requests, a moment after the clients read them.
 		int next = clients[1].get("/work?ms=0").statusCode();
@@ -132,7 +142,7 @@ class ReactiveOnRedisTests {
 		return ((WebServerApplicationContext) context).getWebServer().getPort();
 	}
 
-	/** A WebFlux application: {@code /limited} and {@code /work?ms=}, which answers after that long. */
+	/** A WebFlux application: {@code /limited} and {@code /work?ms=}, which answers after that long (or when released, {@code held=true}). */
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	@Import(ReactiveRedisApplication.Api.class)
@@ -146,8 +156,15 @@ class ReactiveOnRedisTests {
 				return Mono.just("hello");
 			}
 
+			/** Holds {@code /work?held=true} until a test completes it (at most 10 s). */
+			static volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
 			@GetMapping("/work")
-			Mono<String> work(@RequestParam long ms) {
+			Mono<String> work(@RequestParam(defaultValue = "0") long ms,
+					@RequestParam(defaultValue = "false") boolean held) {
+				if (held) {
+					return Mono.fromFuture(gate.thenApply((released) -> "worked")).timeout(Duration.ofSeconds(10));
+				}
 				return Mono.delay(Duration.ofMillis(ms)).thenReturn("worked");
 			}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -36,6 +37,8 @@ final class RedisNodes {
 
 	private final long probeIntervalNanos;
 
+	private final LongSupplier breakerNanos;
+
 	/** How on-failure decides, for log lines. */
 	private final String onFailure;
 
@@ -56,6 +59,7 @@ final class RedisNodes {
 		this.clustered = settings.clustered();
 		this.failureThreshold = settings.failureThreshold;
 		this.probeIntervalNanos = settings.probeInterval.toNanos();
+		this.breakerNanos = settings.breakerNanos;
 		this.onFailure = onFailure;
 		this.defaultNode = newNode(settings.endpoint());
 	}
@@ -84,7 +88,7 @@ final class RedisNodes {
 	}
 
 	private RedisNode newNode(String name) {
-		return new RedisNode(name, new CircuitBreaker(this.failureThreshold, this.probeIntervalNanos, System::nanoTime));
+		return new RedisNode(name, new CircuitBreaker(this.failureThreshold, this.probeIntervalNanos, this.breakerNanos));
 	}
 
 	/** A key's lane, which coalesces its calls: the connection (0), or on a cluster its hash slot. */

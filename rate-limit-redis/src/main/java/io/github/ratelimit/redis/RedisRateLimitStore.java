@@ -655,6 +655,16 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		}
 
 		/**
+		 * Replaces the JVM's clock that times the breakers' probe intervals, for tests only.
+		 * @param nanoTime nanoseconds, as {@link System#nanoTime()}
+		 * @return this builder
+		 */
+		Builder breakerClock(LongSupplier nanoTime) {
+			this.settings.breakerNanos = nanoTime;
+			return this;
+		}
+
+		/**
 		 * Builds the store.
 		 * After at most a second (ten with {@link #failFast(boolean)}), whether or not Redis answered a first
 		 * call that connects and reads one key; wrong credentials are then logged as an ERROR.

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -59,6 +60,9 @@ final class RedisSettings {
 
 	/** The scripts' time: Redis' own, or a test's. */
 	ScriptClock clock = ScriptClock.SERVER;
+
+	/** The breakers' time (probe intervals): the JVM's, or a test's. */
+	LongSupplier breakerNanos = System::nanoTime;
 
 	Duration leaseExpiry = Duration.ofSeconds(5);
 

@@ -24,7 +24,6 @@ import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Receipt;
 
-import io.github.ratelimit.testsupport.RedisProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -76,14 +75,15 @@ class CoalescingTests {
 	void aFailedCoalescedCallCountsOnceForTheBreaker() throws Exception {
 		redis.commands().flushall();
 		RedisRateLimitStore store = RedisRateLimitStore.builder(redis.connectionFactory())
-			.timeout(Duration.ofMillis(200))
+			.timeout(Duration.ofSeconds(1))
 			.onFailure(OnFailure.DENY)
 			.breaker(3, Duration.ofSeconds(1))
 			.build();
 		try {
 			Acquisition acquisition = new Acquisition("api", LIMIT, "paused", 1);
 			assertThat(store.tryAcquire(acquisition).remaining()).isEqualTo(24);
-			redis.commands().clientPause(1_000);
+			// Frozen until every request was decided; the timeout leaves the 16 a second to arrive together.
+			redis.process().freeze();
 			CountDownLatch start = new CountDownLatch(1);
 			ExecutorService executor = Executors.newFixedThreadPool(16);
 			List<Future<Decision>> futures = new ArrayList<>();
@@ -94,18 +94,20 @@ class CoalescingTests {
 				}));
 			}
 			start.countDown();
-			for (Future<Decision> future : futures) {
-				assertThat(future.get(30, TimeUnit.SECONDS).isAllowed()).as("decided by on-failure=deny").isFalse();
+			try {
+				for (Future<Decision> future : futures) {
+					assertThat(future.get(30, TimeUnit.SECONDS).isAllowed()).as("decided by on-failure=deny").isFalse();
+				}
 			}
-			executor.shutdown();
+			finally {
+				redis.process().thaw();
+				executor.shutdown();
+			}
 			assertThat(store.fallbacks()).isEqualTo(16);
 			// The first two went alone (two calls in flight per lane); the others waited behind them and were never
 			// sent: one failure per call.
 			assertThat(store.errors()).isLessThan(3);
 			assertThat(store.isAvailable()).as("16 requests in one or two calls do not open a breaker of 3").isTrue();
-			while (!RedisProcess.ping(redis.port())) {
-				RedisProcess.sleep(20);
-			}
 			assertThat(store.peek(acquisition).remaining()).as("nothing taken by the timed-out requests").isEqualTo(24);
 		}
 		finally {

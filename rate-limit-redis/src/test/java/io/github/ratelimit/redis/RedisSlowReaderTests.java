@@ -120,17 +120,23 @@ class RedisSlowReaderTests {
 	@Test
 	void scriptsRedisRanPastTheirDeadlineKeepTheBreakerOpen() throws Exception {
 		RedisRateLimitStore store = store(false);
-		// CLIENT PAUSE: Redis itself runs the scripts late (long after their deadline), then replies at once.
-		redis.commands().clientPause(1000);
-		List<CompletableFuture<Boolean>> calls = new ArrayList<>();
-		for (int i = 0; i < 2; i++) {
-			Acquisition acquisition = new Acquisition("api", LIMIT, "k" + i, 1);
-			calls.add(CompletableFuture.supplyAsync(() -> store.tryAcquire(acquisition).isAllowed()));
+		// Frozen: Redis itself runs the scripts late (after their deadline, once thawed), then replies at once.
+		redis.process().freeze();
+		try {
+			List<CompletableFuture<Boolean>> calls = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				Acquisition acquisition = new Acquisition("api", LIMIT, "k" + i, 1);
+				calls.add(CompletableFuture.supplyAsync(() -> store.tryAcquire(acquisition).isAllowed()));
+			}
+			for (CompletableFuture<Boolean> call : calls) {
+				assertThat(call.get(5, TimeUnit.SECONDS)).isFalse();
+			}
 		}
-		for (CompletableFuture<Boolean> call : calls) {
-			assertThat(call.get(5, TimeUnit.SECONDS)).isFalse();
+		finally {
+			redis.process().thaw();
 		}
-		RedisProcess.sleep(1400);
+		// The late replies come at once: time to read them.
+		RedisProcess.sleep(500);
 		assertThat(store.isAvailable()).as("an outage of Redis' own: open until the probe").isFalse();
 	}
 

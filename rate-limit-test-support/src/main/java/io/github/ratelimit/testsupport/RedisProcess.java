@@ -109,6 +109,41 @@ public final class RedisProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Stops the server's process (SIGSTOP) until {@link #thaw()}: it keeps its connections, reads no command
+	 * and answers none, however long a test takes; what is sent meanwhile runs once it is thawed. Unlike
+	 * {@code CLIENT PAUSE}, whose end a loaded test cannot time, nothing is decided by the wall clock.
+	 */
+	public synchronized void freeze() {
+		signal("STOP");
+	}
+
+	/**
+	 * Resumes a {@linkplain #freeze() frozen} server (SIGCONT).
+	 */
+	public synchronized void thaw() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		if (this.process == null) {
+			throw new IllegalStateException("Redis does not run on port " + this.port);
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).inheritIO().start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " failed for Redis on port " + this.port);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * Kills the server with SIGKILL: no shutdown, sockets dropped.
 	 */
 	public synchronized void kill() {

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code slow-down} on a login form, through a running Tomcat on the wall clock: 5 failures per username
- * in 15 minutes, slowed down once 2 are spent (500 ms, then 1 s, then at most 1.5 s), then locked out.
+ * in 15 minutes, slowed down once 2 are spent (200 ms, then 400 ms, then at most 600 ms), then locked out.
  * Waiting requests are parked (by default: every filter sees async dispatches). A delay is measured as
  * "the attempt did not complete before it"; an attempt at full speed, and a lockout, as "not counted
  * {@code slowed}" (no upper bound on the wall clock: a loaded machine answers late). On {@code /login-one}
@@ -41,8 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"management.endpoints.web.exposure.include=ratelimits",
 				"rate-limit.policies.login.limit=5", "rate-limit.policies.login.period=15m",
 				"rate-limit.policies.login.key=param:username", "rate-limit.policies.login.count=failures",
-				"rate-limit.policies.login.slow-down.after=2", "rate-limit.policies.login.slow-down.delay=500ms",
-				"rate-limit.policies.login.slow-down.max-delay=1500ms",
+				"rate-limit.policies.login.slow-down.after=2", "rate-limit.policies.login.slow-down.delay=200ms",
+				"rate-limit.policies.login.slow-down.max-delay=600ms",
 				"rate-limit.policies.shadow-login.limit=5", "rate-limit.policies.shadow-login.period=15m",
 				"rate-limit.policies.shadow-login.key=param:username", "rate-limit.policies.shadow-login.count=failures",
 				"rate-limit.policies.shadow-login.shadow=true", "rate-limit.policies.shadow-login.slow-down.after=2",
@@ -59,7 +59,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.rules[2].path=/login-one", "rate-limit.rules[2].policies=login-long,one-at-a-time" })
 class SlowDownTests {
 
-	private static final long FIRST_DELAY = 500;
+	private static final long FIRST_DELAY = 200;
 
 	private static final long LONG_DELAY = 2000;
 
@@ -94,11 +94,11 @@ class SlowDownTests {
 		assertThat(fourth.millis()).as("after 3 failures, doubled").isGreaterThanOrEqualTo(2 * FIRST_DELAY);
 		Timed fifth = attempt("/login", "ann", "wrong");
 		assertThat(fifth.status()).isEqualTo(401);
-		assertThat(fifth.millis()).as("after 4 failures: at most max-delay").isGreaterThanOrEqualTo(1500);
+		assertThat(fifth.millis()).as("after 4 failures: at most max-delay").isGreaterThanOrEqualTo(3 * FIRST_DELAY);
 		Timed locked = attempt("/login", "ann", "right");
 		assertThat(locked.status()).isEqualTo(429);
 		assertThat(count("login", "slowed") - slowedBefore).as("the lockout answers at once").isEqualTo(3);
-		assertThat(output).contains("Rate limit 'login' slowed down param:ann by PT0.5S");
+		assertThat(output).contains("Rate limit 'login' slowed down param:ann by PT0.2S");
 		Timed other = attempt("/login", "bob", "wrong");
 		assertThat(other.status()).isEqualTo(401);
 		assertThat(count("login", "slowed") - slowedBefore).as("another username is not slowed").isEqualTo(3);
@@ -127,7 +127,7 @@ class SlowDownTests {
 		List<Long> failures = answers.stream().filter((timed) -> timed.status() == 401).map(Timed::millis).sorted().toList();
 		assertThat(failures.get(2)).isGreaterThanOrEqualTo(FIRST_DELAY);
 		assertThat(failures.get(3)).isGreaterThanOrEqualTo(2 * FIRST_DELAY);
-		assertThat(failures.get(4)).isGreaterThanOrEqualTo(1500);
+		assertThat(failures.get(4)).isGreaterThanOrEqualTo(3 * FIRST_DELAY);
 		assertThat(count("login", "slowed") - slowedBefore).as("the lockouts answer at once").isEqualTo(3);
 	}
 

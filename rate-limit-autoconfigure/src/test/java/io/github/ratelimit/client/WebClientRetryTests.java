@@ -46,7 +46,9 @@ class WebClientRetryTests {
 				ReactiveHttpClientAutoConfiguration.class, CodecsAutoConfiguration.class, WebClientAutoConfiguration.class,
 				RateLimitClientAutoConfiguration.class))
 		.withPropertyValues("rate-limit.client.retry.enabled=true", "rate-limit.client.retry.base-delay=10ms",
-				"rate-limit.client.retry.max-delay=50ms");
+				"rate-limit.client.retry.max-delay=50ms",
+				// Each test closes its context: no 2 s of quiet for Reactor Netty's resources.
+				"spring.reactor.netty.shutdown-quiet-period=0s");
 
 	private String path;
 

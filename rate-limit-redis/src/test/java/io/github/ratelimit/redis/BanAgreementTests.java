@@ -84,20 +84,19 @@ class BanAgreementTests {
 			.timeout(Duration.ofSeconds(2)).build()) {
 			outcomes.add(sequence.apply(store));
 		}
-		try (TestRedisCluster cluster = TestRedisCluster.start()) {
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-			factory.afterPropertiesSet();
-			factory.start();
-			try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(2)).build()) {
-				assertThat(SlotHash.getSlot(store.redisKey("login", "alice")))
-					.as("the keys sit in different slots: one call each")
-					.isNotEqualTo(SlotHash.getSlot(store.redisKey("login-ip", "198.51.100.7")));
-				outcomes.add(sequence.apply(store));
-			}
-			finally {
-				factory.destroy();
-			}
+		TestRedisCluster cluster = TestRedisCluster.shared();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
+		factory.afterPropertiesSet();
+		factory.start();
+		try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(2)).build()) {
+			assertThat(SlotHash.getSlot(store.redisKey("login", "alice")))
+				.as("the keys sit in different slots: one call each")
+				.isNotEqualTo(SlotHash.getSlot(store.redisKey("login-ip", "198.51.100.7")));
+			outcomes.add(sequence.apply(store));
+		}
+		finally {
+			factory.destroy();
 		}
 		return outcomes;
 	}

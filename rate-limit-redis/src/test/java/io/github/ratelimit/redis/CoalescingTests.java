@@ -58,16 +58,15 @@ class CoalescingTests {
 
 	@Test
 	void coalescedCallsAreExactOnACluster() throws Exception {
-		try (TestRedisCluster cluster = TestRedisCluster.start()) {
-			LettuceConnectionFactory one = clusterFactory(cluster);
-			LettuceConnectionFactory two = clusterFactory(cluster);
-			try {
-				exactlyTheLimits(one, two, false);
-			}
-			finally {
-				one.destroy();
-				two.destroy();
-			}
+		TestRedisCluster cluster = TestRedisCluster.shared();
+		LettuceConnectionFactory one = clusterFactory(cluster);
+		LettuceConnectionFactory two = clusterFactory(cluster);
+		try {
+			exactlyTheLimits(one, two, false);
+		}
+		finally {
+			one.destroy();
+			two.destroy();
 		}
 	}
 

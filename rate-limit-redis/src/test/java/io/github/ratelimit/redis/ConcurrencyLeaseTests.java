@@ -69,9 +69,6 @@ class ConcurrencyLeaseTests {
 		if (clusterFactory != null) {
 			clusterFactory.destroy();
 		}
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test
@@ -331,7 +328,7 @@ class ConcurrencyLeaseTests {
 
 	private static synchronized RedisConnectionFactory clusterFactory() {
 		if (clusterFactory == null) {
-			cluster = TestRedisCluster.start();
+			cluster = TestRedisCluster.shared();
 			clusterFactory = new LettuceConnectionFactory(
 					new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
 			clusterFactory.afterPropertiesSet();

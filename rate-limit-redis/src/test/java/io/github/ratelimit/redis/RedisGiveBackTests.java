@@ -120,28 +120,27 @@ class RedisGiveBackTests {
 	 */
 	@Test
 	void parallelAttemptsOnAClusterAdmitTheBudgetThenExactlyWhatWasGivenBack() throws Exception {
-		try (TestRedisCluster cluster = TestRedisCluster.start()) {
-			RedisRateLimitStore first = store(clusterFactory(cluster), true);
-			RedisRateLimitStore second = store(clusterFactory(cluster), true);
-			Limit login = limit(Algorithm.TOKEN_BUCKET, 4);
-			Limit perIp = limit(Algorithm.FIXED_WINDOW, 1_000);
-			String ip = otherSlotThan(first.redisKey("login", "alice"), first, "ip");
-			List<List<Receipt>> admitted = admitInParallel(48, (i) -> List.of(new Acquisition("login", login, "alice", 1),
-					new Acquisition("ip", perIp, ip, 1)), first, second);
-			assertThat(admitted).hasSize(4);
-			// Everything the rejected requests took in the other slot was given back (compensation).
-			assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 4);
-			for (List<Receipt> receipts : admitted.subList(0, 2)) {
-				for (Receipt receipt : receipts) {
-					assertThat(second.giveBacks.inRedis(receipt).get(5, TimeUnit.SECONDS)).isPositive();
-				}
+		TestRedisCluster cluster = TestRedisCluster.shared();
+		RedisRateLimitStore first = store(clusterFactory(cluster), true);
+		RedisRateLimitStore second = store(clusterFactory(cluster), true);
+		Limit login = limit(Algorithm.TOKEN_BUCKET, 4);
+		Limit perIp = limit(Algorithm.FIXED_WINDOW, 1_000);
+		String ip = otherSlotThan(first.redisKey("login", "alice"), first, "ip");
+		List<List<Receipt>> admitted = admitInParallel(48, (i) -> List.of(new Acquisition("login", login, "alice", 1),
+				new Acquisition("ip", perIp, ip, 1)), first, second);
+		assertThat(admitted).hasSize(4);
+		// Everything the rejected requests took in the other slot was given back (compensation).
+		assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 4);
+		for (List<Receipt> receipts : admitted.subList(0, 2)) {
+			for (Receipt receipt : receipts) {
+				assertThat(second.giveBacks.inRedis(receipt).get(5, TimeUnit.SECONDS)).isPositive();
 			}
-			assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 2);
-			assertThat(admitInParallel(48, (i) -> List.of(new Acquisition("login", login, "alice", 1),
-					new Acquisition("ip", perIp, ip, 1)), first, second)).hasSize(2);
-			assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 4);
-			assertThat(first.errors() + second.errors()).isZero();
 		}
+		assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 2);
+		assertThat(admitInParallel(48, (i) -> List.of(new Acquisition("login", login, "alice", 1),
+				new Acquisition("ip", perIp, ip, 1)), first, second)).hasSize(2);
+		assertThat(first.peek(new Acquisition("ip", perIp, ip, 1)).remaining()).isEqualTo(1_000 - 4);
+		assertThat(first.errors() + second.errors()).isZero();
 	}
 
 	/**

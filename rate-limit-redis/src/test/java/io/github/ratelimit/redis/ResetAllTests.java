@@ -89,31 +89,30 @@ class ResetAllTests {
 
 	@Test
 	void onAClusterDeletesTheKeysOfEveryMaster() {
-		try (TestRedisCluster cluster = TestRedisCluster.start()) {
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-			factory.afterPropertiesSet();
-			factory.start();
-			try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(2)).build()) {
-				Set<Integer> masters = new HashSet<>();
-				for (int i = 0; i < 300; i++) {
-					Acquisition acquisition = acquisition("user:" + i);
-					assertThat(store.tryAcquire(acquisition).isAllowed()).isTrue();
-					masters.add(cluster.portOf(store.redisKey("login", "user:" + i)));
-				}
-				assertThat(masters).as("keys on every master").hasSize(3);
-				assertThat(keys(factory)).isEqualTo(300);
-
-				store.resetAll();
-
-				assertThat(keys(factory)).isZero();
-				for (int i = 0; i < 300; i++) {
-					assertThat(store.tryAcquire(acquisition("user:" + i)).isAllowed()).isTrue();
-				}
+		TestRedisCluster cluster = TestRedisCluster.shared();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
+		factory.afterPropertiesSet();
+		factory.start();
+		try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(2)).build()) {
+			Set<Integer> masters = new HashSet<>();
+			for (int i = 0; i < 300; i++) {
+				Acquisition acquisition = acquisition("user:" + i);
+				assertThat(store.tryAcquire(acquisition).isAllowed()).isTrue();
+				masters.add(cluster.portOf(store.redisKey("login", "user:" + i)));
 			}
-			finally {
-				factory.destroy();
+			assertThat(masters).as("keys on every master").hasSize(3);
+			assertThat(keys(factory)).isEqualTo(300);
+
+			store.resetAll();
+
+			assertThat(keys(factory)).isZero();
+			for (int i = 0; i < 300; i++) {
+				assertThat(store.tryAcquire(acquisition("user:" + i)).isAllowed()).isTrue();
 			}
+		}
+		finally {
+			factory.destroy();
 		}
 	}
 

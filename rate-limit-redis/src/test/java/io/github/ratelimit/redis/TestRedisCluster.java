@@ -25,9 +25,30 @@ public final class TestRedisCluster implements AutoCloseable {
 
 	private static final int SLOTS = 16384;
 
+	/** The cluster that tests which kill no node share, started by the first of them. */
+	private static TestRedisCluster shared;
+
 	private final List<RedisProcess> nodes = new ArrayList<>();
 
+	/** The port of each slot's master, read once. */
+	private int[] slotPorts;
+
 	private TestRedisCluster() {
+	}
+
+	/**
+	 * Returns the cluster of this JVM's tests that kill no node and change no setting, emptied: started at
+	 * the first call (a cluster takes seconds to form), stopped when the JVM exits. Not to be closed.
+	 * @return the cluster, with no key
+	 */
+	public static synchronized TestRedisCluster shared() {
+		if (shared == null) {
+			TestRedisCluster started = start();
+			Runtime.getRuntime().addShutdownHook(new Thread(started::close, "test-redis-cluster-stop"));
+			shared = started;
+		}
+		shared.nodes.forEach((node) -> on(node.port(), (commands) -> commands.flushall()));
+		return shared;
 	}
 
 	/**
@@ -83,31 +104,31 @@ public final class TestRedisCluster implements AutoCloseable {
 	 * @return its master's port
 	 */
 	public int portOf(String key) {
-		int slot = io.lettuce.core.cluster.SlotHash.getSlot(key);
-		for (RedisProcess node : this.nodes) {
-			if (!node.isRunning()) {
+		if (this.slotPorts == null) {
+			this.slotPorts = slotPorts();
+		}
+		return this.slotPorts[io.lettuce.core.cluster.SlotHash.getSlot(key)];
+	}
+
+	/** The port of each slot's master, as a running node sees the cluster (no replicas: it never changes). */
+	private int[] slotPorts() {
+		int[] ports = new int[SLOTS];
+		RedisProcess node = this.nodes.stream().filter(RedisProcess::isRunning).findFirst().orElseThrow();
+		for (String line : on(node.port(), (commands) -> commands.clusterNodes()).split("\n")) {
+			String[] fields = line.trim().split(" ");
+			if (fields.length < 9 || !fields[2].contains("master")) {
 				continue;
 			}
-			for (String line : on(node.port(), (commands) -> commands.clusterNodes()).split("\n")) {
-				String[] fields = line.trim().split(" ");
-				if (fields.length < 9 || !fields[2].contains("master")) {
+			int port = Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
+			for (int i = 8; i < fields.length; i++) {
+				String[] range = fields[i].split("-");
+				if (range[0].startsWith("[")) {
 					continue;
 				}
-				for (int i = 8; i < fields.length; i++) {
-					String[] range = fields[i].split("-");
-					if (range[0].startsWith("[")) {
-						continue;
-					}
-					int from = Integer.parseInt(range[0]);
-					int to = Integer.parseInt(range[range.length - 1]);
-					if (slot >= from && slot <= to) {
-						return Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@')));
-					}
-				}
+				java.util.Arrays.fill(ports, Integer.parseInt(range[0]), Integer.parseInt(range[range.length - 1]) + 1, port);
 			}
-			break;
 		}
-		throw new IllegalStateException("No master serves the slot " + slot);
+		return ports;
 	}
 
 	/**

@@ -59,9 +59,21 @@ public final class RedisProcess implements AutoCloseable {
 		List<String> args = List.of(extraArgs);
 		int index = args.indexOf("--cluster-enabled");
 		boolean cluster = index >= 0 && index + 1 < args.size() && "yes".equals(args.get(index + 1));
-		RedisProcess redis = new RedisProcess(cluster ? freePortWithBusPort() : freePort(), args);
-		redis.start();
-		return redis;
+		for (int attempt = 1;; attempt++) {
+			RedisProcess redis = new RedisProcess(cluster ? freePortWithBusPort() : freePort(), args);
+			try {
+				redis.start();
+				return redis;
+			}
+			catch (IllegalStateException ex) {
+				// Another JVM of the suite (tests run in two) took the free port first: try another.
+				redis.close();
+				// The message holds the server's log.
+				if (attempt == 3 || !String.valueOf(ex.getMessage()).contains("Address already in use")) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	/**

@@ -40,15 +40,12 @@ class BruteForceOnRedisTests {
 	@BeforeAll
 	static void startRedis() {
 		redis = TestRedis.start();
-		cluster = TestRedisCluster.start();
+		cluster = TestRedisCluster.shared();
 	}
 
 	@AfterAll
 	static void stopRedis() {
 		redis.close();
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test

@@ -1,6 +1,5 @@
 package io.github.ratelimit.redis.it;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,14 +21,7 @@ class ClusterEndToEndTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = TestRedisCluster.start();
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
+		cluster = TestRedisCluster.shared();
 	}
 
 	@Test

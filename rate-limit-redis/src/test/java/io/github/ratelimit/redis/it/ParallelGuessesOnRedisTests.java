@@ -32,15 +32,12 @@ class ParallelGuessesOnRedisTests {
 	@BeforeAll
 	static void startRedis() {
 		redis = TestRedis.start();
-		cluster = TestRedisCluster.start();
+		cluster = TestRedisCluster.shared();
 	}
 
 	@AfterAll
 	static void stopRedis() {
 		redis.close();
-		if (cluster != null) {
-			cluster.close();
-		}
 	}
 
 	@Test

@@ -47,7 +47,7 @@ class SampleOnRedisTests {
 		// A long timeout: a request on-failure decides (a slow call on a starved machine) is not counted in
 		// Redis, and this test counts exactly.
 		String[] args = { "--spring.profiles.active=redis", "--server.port=0", "--spring.data.redis.port=" + redis.port(),
-				"--spring.main.banner-mode=off", "--rate-limit.store.redis.timeout=5s",
+				"--spring.main.banner-mode=off", "--rate-limit.store.redis.timeout=5s", "--rate-limit.store.redis.warm-up=200ms",
 				"--rate-limit.policies.login.slow-down.delay=1ms", "--rate-limit.policies.login.slow-down.max-delay=4ms" };
 		try (ConfigurableApplicationContext one = SpringApplication.run(SampleApplication.class, args);
 				ConfigurableApplicationContext two = SpringApplication.run(SampleApplication.class, args)) {

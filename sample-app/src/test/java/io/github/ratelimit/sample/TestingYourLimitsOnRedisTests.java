@@ -30,8 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * since the artifact deletes the store's keys after each test; and a {@link ManualClock} does not
  * drive Redis, whose scripts read the server's own clock.
  */
-// A timeout a starved CI machine cannot miss: on-failure (allow) would let a request through.
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "rate-limit.store.redis.timeout=5s")
+// A timeout a starved CI machine cannot miss: on-failure (allow) would let a request through; with it, a short
+// warm-up of the decision path is enough.
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "rate-limit.store.redis.timeout=5s",
+		"rate-limit.store.redis.warm-up=200ms" })
 @ActiveProfiles("redis")
 @DirtiesContext
 @Import(TestingYourLimitsTests.Clock.class)

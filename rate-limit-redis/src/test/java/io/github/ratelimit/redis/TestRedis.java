@@ -49,6 +49,16 @@ public final class TestRedis implements AutoCloseable {
 		this.process.kill();
 	}
 
+	/** Stops the server's process until {@link #thaw()}: it answers nothing meanwhile. */
+	public void freeze() {
+		this.process.freeze();
+	}
+
+	/** Resumes a frozen server. */
+	public void thaw() {
+		this.process.thaw();
+	}
+
 	/** Starts the server again on its port, empty. */
 	public void restart() {
 		this.process.start();

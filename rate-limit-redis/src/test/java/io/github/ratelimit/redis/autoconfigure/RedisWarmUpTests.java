@@ -1,11 +1,6 @@
 package io.github.ratelimit.redis.autoconfigure;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -37,6 +32,9 @@ class RedisWarmUpTests {
 	@Test
 	void runsBeforeReadinessWithinItsBudgetAndLeavesNoKey() {
 		try (TestRedis redis = TestRedis.start()) {
+			// Lettuce's and Netty's classes loaded first: a cold JVM's first connection can miss the start-up
+			// check's second on a loaded machine, and the warm-up is then skipped.
+			redis.flushAll();
 			Started started = start(redis.port(), "300ms");
 			try (ConfigurableApplicationContext context = started.context) {
 				RedisRateLimitAutoConfiguration.StoreWarmUp warmUp = warmUp(context);
@@ -44,8 +42,9 @@ class RedisWarmUpTests {
 				assertThat(warmUp.answered).isGreaterThan(0);
 				assertThat(warmUp.endedAt).isLessThan(started.readyAt.get());
 				// Between rounds the budget is checked; a round's calls wait at most the timeout (100 ms) each. The
-				// last 700 ms are for a loaded machine's scheduling (two cores shared with other builds took 890 ms).
-				assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(300 + 3 * 100 + 700));
+				// rest is for a loaded machine's scheduling (two cores shared with other builds took 890 ms); a
+				// warm-up past its budget would make its few thousand decisions, far longer.
+				assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(300 + 3 * 100 + 2000));
 				assertThat(store.fallbacks()).isZero();
 				assertThat(store.errors()).isZero();
 				assertThat(redis.keys()).noneMatch((key) -> key.contains("warm-up"));
@@ -76,16 +75,15 @@ class RedisWarmUpTests {
 		try (ConfigurableApplicationContext context = start(port, "2s").context) {
 			RedisRateLimitAutoConfiguration.StoreWarmUp warmUp = warmUp(context);
 			assertThat(warmUp.answered).isZero();
-			// The start-up check saw the refused connection before: no wait at all.
-			assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(200));
+			// The start-up check saw the refused connection before: no wait at all (not the budget of 2 s).
+			assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(1000));
 		}
 	}
 
 	@Test
 	void withRedisNotAnsweringTheStartUpIsDelayedByNoMoreThanTheBudget() throws Exception {
 		try (TestRedis redis = TestRedis.start()) {
-			long pid = pidOf(redis.port());
-			signal("STOP", pid);
+			redis.freeze();
 			ConfigurableApplicationContext context = null;
 			try {
 				long start = System.nanoTime();
@@ -93,13 +91,15 @@ class RedisWarmUpTests {
 				long startUp = System.nanoTime() - start;
 				RedisRateLimitAutoConfiguration.StoreWarmUp warmUp = warmUp(context);
 				assertThat(warmUp.answered).isZero();
-				assertThat(Duration.ofNanos(warmUp.tookNanos)).isBetween(Duration.ofMillis(450), Duration.ofMillis(800));
+				// Its budget, not the thousands of timeouts its decisions would wait without one (the rest is for a
+				// loaded machine's scheduling).
+				assertThat(Duration.ofNanos(warmUp.tookNanos)).isBetween(Duration.ofMillis(450), Duration.ofMillis(2000));
 				// The builder's start-up check (1 s) and the warm-up's budget, plus the context's own time.
-				assertThat(Duration.ofNanos(startUp)).isLessThan(Duration.ofMillis(1000 + 500 + 3000));
+				assertThat(Duration.ofNanos(startUp)).isLessThan(Duration.ofMillis(1000 + 500 + 6000));
 			}
 			finally {
 				// Resumed before the context closes: a connection to a paused server takes long to shut down.
-				signal("CONT", pid);
+				redis.thaw();
 				if (context != null) {
 					context.close();
 				}
@@ -124,31 +124,6 @@ class RedisWarmUpTests {
 				"--spring.data.redis.port=" + port, "--rate-limit.store.redis.warm-up=" + warmUp,
 				"--spring.main.banner-mode=off");
 		return new Started(context, readyAt);
-	}
-
-	/** The redis-server process listening on the port (a child of this JVM; its title names the port). */
-	private static long pidOf(int port) {
-		return ProcessHandle.current()
-			.descendants()
-			.filter((process) -> cmdline(process.pid()).contains(":" + port))
-			.findFirst()
-			.orElseThrow(() -> new IllegalStateException("no redis-server on port " + port))
-			.pid();
-	}
-
-	private static String cmdline(long pid) {
-		try {
-			return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			return "";
-		}
-	}
-
-	private static void signal(String signal, long pid) throws IOException, InterruptedException {
-		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-		assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(kill.exitValue()).isZero();
 	}
 
 	private record Started(ConfigurableApplicationContext context, AtomicLong readyAt) {

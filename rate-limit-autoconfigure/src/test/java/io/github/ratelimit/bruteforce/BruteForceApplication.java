@@ -27,7 +27,7 @@ public class BruteForceApplication {
 	@RestController
 	static class LoginController {
 
-		@PostMapping({ "/login", "/shadow-login", "/login-one", "/banned-login" })
+		@PostMapping({ "/login", "/shadow-login", "/login-one", "/banned-login", "/login-lock" })
 		ResponseEntity<String> login(@RequestParam String username, @RequestParam String password,
 				@RequestParam(defaultValue = "0") long slowMillis) throws InterruptedException {
 			Thread.sleep(slowMillis);

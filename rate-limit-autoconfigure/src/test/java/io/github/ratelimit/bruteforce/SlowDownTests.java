@@ -56,7 +56,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"rate-limit.policies.one-at-a-time.key=global",
 				"rate-limit.rules[0].path=/login", "rate-limit.rules[0].policies=login",
 				"rate-limit.rules[1].path=/shadow-login", "rate-limit.rules[1].policies=shadow-login",
-				"rate-limit.rules[2].path=/login-one", "rate-limit.rules[2].policies=login-long,one-at-a-time" })
+				"rate-limit.rules[2].path=/login-one", "rate-limit.rules[2].policies=login-long,one-at-a-time",
+				"rate-limit.policies.login-lock.limit=3", "rate-limit.policies.login-lock.period=15m",
+				"rate-limit.policies.login-lock.key=param:username", "rate-limit.policies.login-lock.count=failures",
+				"rate-limit.policies.login-lock.slow-down.after=2", "rate-limit.policies.login-lock.slow-down.delay=10s",
+				"rate-limit.policies.login-lock.slow-down.max-delay=10s",
+				"rate-limit.rules[3].path=/login-lock", "rate-limit.rules[3].policies=login-lock" })
 class SlowDownTests {
 
 	private static final long FIRST_DELAY = 200;
@@ -64,6 +69,8 @@ class SlowDownTests {
 	private static final long LONG_DELAY = 2000;
 
 	private static final long SHADOW_DELAY = 10_000;
+
+	private static final long LOCK_DELAY = 10_000;
 
 	@LocalServerPort
 	int port;
@@ -97,11 +104,25 @@ class SlowDownTests {
 		assertThat(fifth.millis()).as("after 4 failures: at most max-delay").isGreaterThanOrEqualTo(3 * FIRST_DELAY);
 		Timed locked = attempt("/login", "ann", "right");
 		assertThat(locked.status()).isEqualTo(429);
-		assertThat(count("login", "slowed") - slowedBefore).as("the lockout answers at once").isEqualTo(3);
+		assertThat(count("login", "slowed") - slowedBefore).isEqualTo(3);
 		assertThat(output).contains("Rate limit 'login' slowed down param:ann by PT0.2S");
 		Timed other = attempt("/login", "bob", "wrong");
 		assertThat(other.status()).isEqualTo(401);
 		assertThat(count("login", "slowed") - slowedBefore).as("another username is not slowed").isEqualTo(3);
+	}
+
+	@Test
+	void aLockoutIsAnsweredWhileAnEarlierAttemptStillWaitsItsTurn() throws Exception {
+		attempt("/login-lock", "lena", "wrong");
+		attempt("/login-lock", "lena", "wrong");
+		// The third attempt takes the last unit and waits 10 s; the fourth finds the budget spent.
+		double before = count("login-lock", "slowed");
+		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-lock", "lena", "wrong"));
+		awaitSlowed("login-lock", before);
+		Timed locked = attempt("/login-lock", "lena", "wrong");
+		assertThat(locked.status()).isEqualTo(429);
+		assertThat(slowed).as("the lockout came while the slowed attempt still waited: never delayed").isNotDone();
+		assertThat(locked.millis()).as("well before the 10 s a slowed attempt waits").isLessThan(LOCK_DELAY / 2);
 	}
 
 	@Test
@@ -128,7 +149,7 @@ class SlowDownTests {
 		assertThat(failures.get(2)).isGreaterThanOrEqualTo(FIRST_DELAY);
 		assertThat(failures.get(3)).isGreaterThanOrEqualTo(2 * FIRST_DELAY);
 		assertThat(failures.get(4)).isGreaterThanOrEqualTo(3 * FIRST_DELAY);
-		assertThat(count("login", "slowed") - slowedBefore).as("the lockouts answer at once").isEqualTo(3);
+		assertThat(count("login", "slowed") - slowedBefore).as("3 slowed").isEqualTo(3);
 	}
 
 	@Test
@@ -147,8 +168,9 @@ class SlowDownTests {
 	void aWaitingRequestHoldsNoSlotOfAnotherPolicy() throws Exception {
 		attempt("/login-one", "erin", "wrong");
 		attempt("/login-one", "erin", "wrong");
+		double before = count("login-long", "slowed");
 		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-one", "erin", "wrong"));
-		awaitWaiting("login-long");
+		awaitSlowed("login-long", before);
 		Timed other = attempt("/login-one", "fred", "wrong");
 		assertThat(other.status()).as("the one slot is free while erin waits").isEqualTo(401);
 		assertThat(slowed.get(10, TimeUnit.SECONDS).status()).as("erin takes the slot again after the wait").isEqualTo(401);
@@ -158,8 +180,9 @@ class SlowDownTests {
 	void aRequestWhoseSlotIsTakenWhenItsTurnComesGetsItsLockoutAndGivesItsAttemptBack() throws Exception {
 		attempt("/login-one", "gina", "wrong");
 		attempt("/login-one", "gina", "wrong");
+		double before = count("login-long", "slowed");
 		CompletableFuture<Timed> slowed = CompletableFuture.supplyAsync(() -> attempt("/login-one", "gina", "wrong"));
-		awaitWaiting("login-long");
+		awaitSlowed("login-long", before);
 		CompletableFuture<Timed> holder = CompletableFuture
 			.supplyAsync(() -> attempt("/login-one", "hank", "wrong&slowMillis=" + (2 * LONG_DELAY)));
 		Timed refused = slowed.get(10, TimeUnit.SECONDS);
@@ -179,10 +202,11 @@ class SlowDownTests {
 		assertThat(this.http.get("/actuator/ratelimits/login").body()).contains("\"limit\":5");
 	}
 
-	/** Waits until a request of the policy is slowed down (its wait started), on the metrics. */
-	private void awaitWaiting(String policy) throws InterruptedException {
-		double before = count(policy, "slowed");
-		for (int i = 0; i < 200 && count(policy, "slowed") == before; i++) {
+	/** Waits (at most 10 s) until a request of the policy was slowed down (its wait started) since {@code before}. */
+	private void awaitSlowed(String policy, double before) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (count(policy, "slowed") == before) {
+			assertThat(System.nanoTime()).as("a request of %s slowed down", policy).isLessThan(deadline);
 			Thread.sleep(5);
 		}
 	}

@@ -43,6 +43,9 @@ final class GiveBacks {
 	/** Give-backs that did not reach Redis (a failed or late call, an open breaker): their attempts stay charged. */
 	final LongAdder lost = new LongAdder();
 
+	/** Replies read after their decision was made by on-failure, whatever they say. */
+	final LongAdder lateRead = new LongAdder();
+
 	/** Replies that came after their decision was made by on-failure, with tokens taken, and were given back. */
 	final LongAdder lateReplies = new LongAdder();
 
@@ -168,6 +171,7 @@ final class GiveBacks {
 	 */
 	void readLate(RedisNode node, long serverDeadline, List<Acquisition> acquisitions, byte[][] keys,
 			Leases.Lease @Nullable [] leases, ReplyPart reply) {
+		this.lateRead.increment();
 		if (serverDeadline != ServerClock.NONE && !reply.isPastDeadline()) {
 			this.nodes.onAnswer(node);
 		}

@@ -81,8 +81,6 @@ class CoalescingTests {
 		try {
 			Acquisition acquisition = new Acquisition("api", LIMIT, "paused", 1);
 			assertThat(store.tryAcquire(acquisition).remaining()).isEqualTo(24);
-			// Frozen until every request was decided; the timeout leaves the 16 a second to arrive together.
-			redis.process().freeze();
 			CountDownLatch start = new CountDownLatch(1);
 			ExecutorService executor = Executors.newFixedThreadPool(16);
 			List<Future<Decision>> futures = new ArrayList<>();
@@ -92,6 +90,8 @@ class CoalescingTests {
 					return store.tryAcquire(acquisition);
 				}));
 			}
+			// Frozen until every request was decided; the timeout leaves the 16 a second to arrive together.
+			redis.process().freeze();
 			start.countDown();
 			try {
 				for (Future<Decision> future : futures) {

@@ -97,7 +97,8 @@ class RedisAsyncAdmissionTests {
 			assertThat(step).as("returned before Redis answered").isNotDone();
 			// Completed while Redis is still frozen: at the timeout, not when Redis answers.
 			Receipt receipt = step.get(30, TimeUnit.SECONDS).get(0);
-			assertThat(System.nanoTime() - start).as("the timeout").isGreaterThanOrEqualTo(TIMEOUT.toNanos());
+			assertThat(System.nanoTime() - start).as("the timeout, not the client's own (a minute)")
+				.isBetween(TIMEOUT.toNanos(), Duration.ofSeconds(5).toNanos());
 			assertThat(receipt.decision().isAllowed()).as("denied by on-failure").isFalse();
 			assertThat(receipt.place()).isEqualTo(Receipt.Place.NOWHERE);
 			assertThat(store.fallbacks()).isEqualTo(1);

@@ -135,8 +135,12 @@ class RedisSlowReaderTests {
 		finally {
 			redis.process().thaw();
 		}
-		// The late replies come at once: time to read them.
-		RedisProcess.sleep(500);
+		// The late replies come at once: they are read, and leave the breaker open.
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (store.giveBacks.lateRead.sum() < 2 && System.nanoTime() < deadline) {
+			RedisProcess.sleep(10);
+		}
+		assertThat(store.giveBacks.lateRead.sum()).as("late replies read").isEqualTo(2);
 		assertThat(store.isAvailable()).as("an outage of Redis' own: open until the probe").isFalse();
 	}
 

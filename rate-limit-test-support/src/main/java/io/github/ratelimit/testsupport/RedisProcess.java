@@ -104,7 +104,8 @@ public final class RedisProcess implements AutoCloseable {
 			throw new UncheckedIOException("Cannot start " + command, ex);
 		}
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-		while (!ping(this.port)) {
+		// The server that answers must be this one: another JVM's may have taken the port first.
+		while (!ping(this.port) || !answersAs(this.port, this.process.pid())) {
 			if (!this.process.isAlive() || System.nanoTime() > deadline) {
 				throw new IllegalStateException("Redis did not start on port " + this.port + ": " + log());
 			}
@@ -137,7 +138,7 @@ public final class RedisProcess implements AutoCloseable {
 	}
 
 	private void signal(String signal) {
-		if (this.process == null) {
+		if (!isRunning()) {
 			throw new IllegalStateException("Redis does not run on port " + this.port);
 		}
 		try {
@@ -320,6 +321,33 @@ public final class RedisProcess implements AutoCloseable {
 			return answer.startsWith("+PONG") || answer.startsWith("-NOAUTH");
 		}
 		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Says whether the server on a loopback port is the process {@code pid} ({@code INFO server}); a server
+	 * that wants a password cannot tell, and is taken as that process.
+	 */
+	private static boolean answersAs(int port, long pid) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+			socket.setSoTimeout(500);
+			socket.getOutputStream().write("INFO server\r\n".getBytes(StandardCharsets.US_ASCII));
+			socket.getOutputStream().flush();
+			StringBuilder reply = new StringBuilder();
+			byte[] buffer = new byte[4096];
+			int read;
+			while (reply.indexOf("process_id:") < 0 || reply.indexOf("\r\n", reply.indexOf("process_id:")) < 0) {
+				if (reply.toString().startsWith("-") || (read = socket.getInputStream().read(buffer)) < 0) {
+					return reply.toString().startsWith("-NOAUTH");
+				}
+				reply.append(new String(buffer, 0, read, StandardCharsets.US_ASCII));
+			}
+			int from = reply.indexOf("process_id:") + "process_id:".length();
+			return Long.parseLong(reply.substring(from, reply.indexOf("\r\n", from)).trim()) == pid;
+		}
+		catch (IOException | NumberFormatException ex) {
 			return false;
 		}
 	}

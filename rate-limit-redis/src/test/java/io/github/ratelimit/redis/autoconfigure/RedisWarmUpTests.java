@@ -42,9 +42,9 @@ class RedisWarmUpTests {
 				assertThat(warmUp.answered).isGreaterThan(0);
 				assertThat(warmUp.endedAt).isLessThan(started.readyAt.get());
 				// Between rounds the budget is checked; a round's calls wait at most the timeout (100 ms) each. The
-				// rest is for a loaded machine's scheduling (two cores shared with other builds took 890 ms); a
-				// warm-up past its budget would make its few thousand decisions, far longer.
-				assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(300 + 3 * 100 + 2000));
+				// rest is for a loaded machine's scheduling (two cores shared with other builds took 890 ms; tests
+				// run in two JVMs per module).
+				assertThat(Duration.ofNanos(warmUp.tookNanos)).isLessThan(Duration.ofMillis(300 + 3 * 100 + 1500));
 				assertThat(store.fallbacks()).isZero();
 				assertThat(store.errors()).isZero();
 				assertThat(redis.keys()).noneMatch((key) -> key.contains("warm-up"));
@@ -91,9 +91,8 @@ class RedisWarmUpTests {
 				long startUp = System.nanoTime() - start;
 				RedisRateLimitAutoConfiguration.StoreWarmUp warmUp = warmUp(context);
 				assertThat(warmUp.answered).isZero();
-				// Its budget, not the thousands of timeouts its decisions would wait without one (the rest is for a
-				// loaded machine's scheduling).
-				assertThat(Duration.ofNanos(warmUp.tookNanos)).isBetween(Duration.ofMillis(450), Duration.ofMillis(2000));
+				// Its budget, and room for a loaded machine's scheduling.
+				assertThat(Duration.ofNanos(warmUp.tookNanos)).isBetween(Duration.ofMillis(450), Duration.ofMillis(1500));
 				// The builder's start-up check (1 s) and the warm-up's budget, plus the context's own time.
 				assertThat(Duration.ofNanos(startUp)).isLessThan(Duration.ofMillis(1000 + 500 + 6000));
 			}

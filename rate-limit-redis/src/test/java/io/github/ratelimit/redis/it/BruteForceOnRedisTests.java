@@ -70,7 +70,7 @@ class BruteForceOnRedisTests {
 				Timed locked = guess(http, user);
 				assertThat(locked.status()).isEqualTo(429);
 			}
-			assertThat(slowed(first, second)).as("the lockouts answer at once").isEqualTo(3);
+			// That a lockout is never delayed is the exchange's, whatever the store: SlowDownTests shows it.
 			Timed other = guess(instances.get(1), "bob-" + System.nanoTime());
 			assertThat(other.status()).isEqualTo(401);
 			assertThat(slowed(first, second)).as("another user is not slowed").isEqualTo(3);

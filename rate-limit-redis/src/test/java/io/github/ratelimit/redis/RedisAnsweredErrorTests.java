@@ -51,7 +51,9 @@ class RedisAnsweredErrorTests {
 	}
 
 	private RedisRateLimitStore store(OnFailure onFailure) {
+		// A timeout long enough that every error is Redis' answer, never a late call on a loaded machine.
 		RedisRateLimitStore store = RedisRateLimitStore.builder(redis.connectionFactory())
+			.timeout(Duration.ofSeconds(1))
 			.onFailure(onFailure)
 			.breaker(3, Duration.ofMillis(200))
 			.build();

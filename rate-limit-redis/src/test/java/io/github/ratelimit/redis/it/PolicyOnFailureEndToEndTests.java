@@ -36,6 +36,9 @@ class PolicyOnFailureEndToEndTests {
 			redis.close();
 			for (ConfigurableApplicationContext instance : instances) {
 				Http http = http(instance);
+				MeterRegistry meters = instance.getBean(MeterRegistry.class);
+				// A first request a loaded machine made late was decided by on-failure too: counted from here.
+				double failedOpen = count(meters, "api", "failed-open");
 				for (int i = 0; i < 3; i++) {
 					assertThat(http.post("/guess", "user=alice&ok=false").statusCode()).isEqualTo(401);
 				}
@@ -44,10 +47,9 @@ class PolicyOnFailureEndToEndTests {
 					// The API's budget is 10 an hour: past it only because it fails open.
 					assertThat(http.get("/limited").statusCode()).isEqualTo(200);
 				}
-				MeterRegistry meters = instance.getBean(MeterRegistry.class);
 				assertThat(count(meters, "login", "local-allowed")).isEqualTo(3);
 				assertThat(count(meters, "login", "local-rejected")).isEqualTo(1);
-				assertThat(count(meters, "api", "failed-open")).isEqualTo(15);
+				assertThat(count(meters, "api", "failed-open") - failedOpen).isEqualTo(15);
 			}
 		}
 		finally {

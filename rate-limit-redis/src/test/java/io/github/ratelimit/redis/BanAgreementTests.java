@@ -2,7 +2,6 @@ package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
@@ -10,7 +9,6 @@ import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.core.Acquisition;
@@ -85,10 +83,7 @@ class BanAgreementTests {
 			outcomes.add(sequence.apply(store));
 		}
 		TestRedisCluster cluster = TestRedisCluster.shared();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = cluster.connectionFactory();
 		try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(2)).build()) {
 			assertThat(SlotHash.getSlot(store.redisKey("login", "alice")))
 				.as("the keys sit in different slots: one call each")

@@ -2,7 +2,6 @@ package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.core.Acquisition;
@@ -66,9 +64,7 @@ class ClusterNodeFailureTests {
 
 	private RedisRateLimitStore start(String fullCoverage) {
 		this.cluster = TestRedisCluster.start("--cluster-require-full-coverage", fullCoverage);
-		this.factory = new LettuceConnectionFactory(new RedisClusterConfiguration(Arrays.asList(this.cluster.nodes().split(","))));
-		this.factory.afterPropertiesSet();
-		this.factory.start();
+		this.factory = this.cluster.connectionFactory();
 		this.store = RedisRateLimitStore.builder(this.factory)
 			.timeout(TIMEOUT)
 			.onFailure(OnFailure.DENY)

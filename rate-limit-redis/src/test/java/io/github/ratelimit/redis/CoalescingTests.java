@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -23,7 +22,6 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Limit;
 import io.github.ratelimit.core.OnFailure;
 import io.github.ratelimit.core.Receipt;
-
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,8 +57,8 @@ class CoalescingTests {
 	@Test
 	void coalescedCallsAreExactOnACluster() throws Exception {
 		TestRedisCluster cluster = TestRedisCluster.shared();
-		LettuceConnectionFactory one = clusterFactory(cluster);
-		LettuceConnectionFactory two = clusterFactory(cluster);
+		LettuceConnectionFactory one = cluster.connectionFactory();
+		LettuceConnectionFactory two = cluster.connectionFactory();
 		try {
 			exactlyTheLimits(one, two, false);
 		}
@@ -453,14 +451,6 @@ class CoalescingTests {
 	private static RedisRateLimitStore store(RedisConnectionFactory factory) {
 		// No rejection cache, so that every decision reaches Redis; a long timeout, so that none is a fallback.
 		return RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(10)).rejectionCache(Duration.ZERO).build();
-	}
-
-	private static LettuceConnectionFactory clusterFactory(TestRedisCluster cluster) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	static long scriptCalls(int port) {

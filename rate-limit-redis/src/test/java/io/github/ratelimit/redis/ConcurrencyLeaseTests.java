@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -329,10 +328,7 @@ class ConcurrencyLeaseTests {
 	private static synchronized RedisConnectionFactory clusterFactory() {
 		if (clusterFactory == null) {
 			cluster = TestRedisCluster.shared();
-			clusterFactory = new LettuceConnectionFactory(
-					new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-			clusterFactory.afterPropertiesSet();
-			clusterFactory.start();
+			clusterFactory = cluster.connectionFactory();
 		}
 		return clusterFactory;
 	}

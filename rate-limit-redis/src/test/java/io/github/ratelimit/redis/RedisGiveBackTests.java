@@ -2,7 +2,6 @@ package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -21,7 +20,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.core.Acquisition;
@@ -414,10 +412,7 @@ class RedisGiveBackTests {
 	}
 
 	private LettuceConnectionFactory clusterFactory(TestRedisCluster cluster) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = cluster.connectionFactory();
 		this.factories.add(factory);
 		return factory;
 	}

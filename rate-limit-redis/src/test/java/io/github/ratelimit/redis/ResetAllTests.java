@@ -2,7 +2,6 @@ package io.github.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -10,7 +9,6 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -90,10 +88,7 @@ class ResetAllTests {
 	@Test
 	void onAClusterDeletesTheKeysOfEveryMaster() {
 		TestRedisCluster cluster = TestRedisCluster.shared();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(Arrays.asList(cluster.nodes().split(","))));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = cluster.connectionFactory();
 		try (RedisRateLimitStore store = RedisRateLimitStore.builder(factory).timeout(Duration.ofSeconds(2)).build()) {
 			Set<Integer> masters = new HashSet<>();
 			for (int i = 0; i < 300; i++) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,9 @@ import java.util.stream.Collectors;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.testsupport.RedisProcess;
 
@@ -96,6 +100,18 @@ public final class TestRedisCluster implements AutoCloseable {
 	 */
 	public String nodes() {
 		return this.nodes.stream().map((node) -> "127.0.0.1:" + node.port()).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Opens a Lettuce connection factory on this cluster, started; the caller destroys it.
+	 * @return the factory
+	 */
+	public LettuceConnectionFactory connectionFactory() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(Arrays.asList(nodes().split(","))));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	/**

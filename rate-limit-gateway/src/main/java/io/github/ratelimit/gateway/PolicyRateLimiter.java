@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
@@ -27,6 +28,7 @@ import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.limiter.ResponseHeaders;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
 import io.github.ratelimit.web.policy.RateLimitPolicy;
+import io.github.ratelimit.web.reactive.StoreCalls;
 
 /**
  * A {@code RateLimiter} that Spring Cloud Gateway's {@code RequestRateLimiter} filter accepts
@@ -78,8 +80,16 @@ final class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Conf
 		RateLimitPolicy judged = limiting.shadowOnly() ? policy.inShadow() : policy;
 		Acquisition acquisition = new Acquisition(judged.id(), judged.limit(), "key:" + id, judged.cost(), 0,
 				judged.shadow() ? null : judged.ban());
-		return Mono.fromCompletionStage(() -> limiting.store().admitAllAsync(List.of(acquisition)))
-			.map((receipts) -> limiting.answer(judged, acquisition, receipts.get(0)))
+		Mono<List<Receipt>> admitted = Mono.defer(() -> {
+			long start = System.nanoTime();
+			return Mono.fromCompletionStage(limiting.store().admitAllAsync(List.of(acquisition)))
+				.doFinally((signal) -> limiting.recorder().storeCall(System.nanoTime() - start));
+		});
+		// As the WebFlux filter calls the store: a store whose admissions may block is asked off the event loop.
+		if (limiting.storeCalls() == StoreCalls.BLOCKING) {
+			admitted = admitted.subscribeOn(Schedulers.boundedElastic());
+		}
+		return admitted.map((receipts) -> limiting.answer(judged, acquisition, receipts.get(0)))
 			.onErrorResume((ex) -> {
 				// As a store step that fails: the request goes on, and the failure is counted.
 				logger.warn("Rate limit store failed for route " + routeId + "; the request goes on", ex);
@@ -96,9 +106,10 @@ final class PolicyRateLimiter extends AbstractRateLimiter<PolicyRateLimiter.Conf
 	 * @param recorder records outcomes
 	 * @param limiter records and logs what a policy decided, as for a request the starter's filter decides
 	 * @param shadowOnly {@code rate-limit.mode: shadow}: every policy only observes
+	 * @param storeCalls how the store is called without blocking an event loop
 	 */
 	record Limiting(RateLimitPolicies policies, RateLimitStore store, RateLimitHeaders headers,
-			DecisionRecorder recorder, RequestLimiter limiter, boolean shadowOnly) {
+			DecisionRecorder recorder, RequestLimiter limiter, boolean shadowOnly, StoreCalls storeCalls) {
 
 		private Response answer(RateLimitPolicy policy, Acquisition acquisition, Receipt receipt) {
 			boolean allowed = receipt.decision().isAllowed() || policy.shadow();

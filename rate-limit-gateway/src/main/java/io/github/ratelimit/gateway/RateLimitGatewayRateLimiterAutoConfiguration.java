@@ -15,6 +15,7 @@ import io.github.ratelimit.web.DecisionRecorder;
 import io.github.ratelimit.web.limiter.RateLimitHeaders;
 import io.github.ratelimit.web.limiter.RequestLimiter;
 import io.github.ratelimit.web.policy.RateLimitPolicies;
+import io.github.ratelimit.web.reactive.StoreCalls;
 
 /**
  * The {@code RateLimiter} that Spring Cloud Gateway's {@code RequestRateLimiter} filter accepts,
@@ -42,9 +43,11 @@ public final class RateLimitGatewayRateLimiterAutoConfiguration {
 			// rate-limit.enabled=false: every request is allowed.
 			return new PolicyRateLimiter(null, configurationService.getIfAvailable());
 		}
-		return new PolicyRateLimiter(new PolicyRateLimiter.Limiting(found, store.getObject(), headers.getObject(),
+		RateLimitStore rateLimitStore = store.getObject();
+		return new PolicyRateLimiter(new PolicyRateLimiter.Limiting(found, rateLimitStore, headers.getObject(),
 				recorder.getIfAvailable(() -> DecisionRecorder.NONE), limiter.getObject(),
-				properties.getObject().getMode() == RateLimitProperties.Mode.SHADOW), configurationService.getIfAvailable());
+				properties.getObject().getMode() == RateLimitProperties.Mode.SHADOW, StoreCalls.of(rateLimitStore)),
+				configurationService.getIfAvailable());
 	}
 
 }

@@ -77,7 +77,7 @@ public class RateLimitReactiveConfiguration {
 			return (configurer != null) ? configurer.getWriters() : List.of();
 		});
 		return new RateLimitWebFilter(new ReactivePipeline(policyResolver, limiter, headers, problems,
-				rejections.getIfUnique(), clientIpResolver, beforeSecurity, ReactivePipeline.StoreCalls.of(store)),
+				rejections.getIfUnique(), clientIpResolver, beforeSecurity, StoreCalls.of(store)),
 				properties.getFilterOrder());
 	}
 }

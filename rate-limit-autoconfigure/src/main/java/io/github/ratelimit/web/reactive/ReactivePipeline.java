@@ -1,7 +1,5 @@
 package io.github.ratelimit.web.reactive;
 
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -12,12 +10,8 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.util.ReflectionUtils;
 import org.springframework.web.server.ServerWebExchange;
 
-import io.github.ratelimit.core.CaffeineRateLimitStore;
-import io.github.ratelimit.core.RateLimitStore;
 import io.github.ratelimit.web.ReactiveRateLimitRejectionHandler;
 import io.github.ratelimit.web.clientip.ClientIpResolver;
 import io.github.ratelimit.web.key.LimitedRequest;
@@ -45,37 +39,6 @@ record ReactivePipeline(RateLimitPolicyResolver policies, RequestLimiter limiter
 		boolean rulesUpFront, StoreCalls storeCalls) {
 
 	private static final Executor ELASTIC = (task) -> Schedulers.boundedElastic().schedule(task);
-
-	/** How the store is called without blocking an event loop. */
-	enum StoreCalls {
-
-		/** The in-process store: CPU only and bounded, every call inline. */
-		INLINE,
-
-		/**
-		 * A store whose admissions do not block ({@link RateLimitStore#admitAllAsync} is its own, as the Redis
-		 * store's): they are asked on the event loop; its other calls (give-backs, releases) may block, and run
-		 * on Reactor's bounded elastic scheduler, as does the answer of a step.
-		 */
-		ASYNC,
-
-		/** Any other store: every call on Reactor's bounded elastic scheduler. */
-		BLOCKING;
-
-		static StoreCalls of(RateLimitStore store) {
-			if (store instanceof CaffeineRateLimitStore) {
-				return INLINE;
-			}
-			// The class that implements the store, behind a Spring proxy; a JDK proxy's methods all look its own.
-			Class<?> type = AopProxyUtils.ultimateTargetClass(store);
-			if (Proxy.isProxyClass(type)) {
-				return BLOCKING;
-			}
-			Method admitAllAsync = ReflectionUtils.findMethod(type, "admitAllAsync", List.class);
-			return (admitAllAsync != null && admitAllAsync.getDeclaringClass() != RateLimitStore.class) ? ASYNC : BLOCKING;
-		}
-
-	}
 
 	/** The request as the limiter reads it. */
 	ExchangeRequestView view(ServerWebExchange exchange) {

@@ -23,18 +23,18 @@ class StoreCallsTests {
 
 	@Test
 	void theInProcessStoreIsCalledInline() {
-		assertThat(ReactivePipeline.StoreCalls.of(new CaffeineRateLimitStore(10, RateLimitClock.SYSTEM)))
-			.isEqualTo(ReactivePipeline.StoreCalls.INLINE);
+		assertThat(StoreCalls.of(new CaffeineRateLimitStore(10, RateLimitClock.SYSTEM)))
+			.isEqualTo(StoreCalls.INLINE);
 	}
 
 	@Test
 	void aStoreOfItsOwnAsynchronousAdmissionIsAskedOnTheEventLoop() {
-		assertThat(ReactivePipeline.StoreCalls.of(new AsyncStore())).isEqualTo(ReactivePipeline.StoreCalls.ASYNC);
+		assertThat(StoreCalls.of(new AsyncStore())).isEqualTo(StoreCalls.ASYNC);
 	}
 
 	@Test
 	void anyOtherStoreIsCalledOffTheEventLoop() {
-		assertThat(ReactivePipeline.StoreCalls.of(new BlockingStore())).isEqualTo(ReactivePipeline.StoreCalls.BLOCKING);
+		assertThat(StoreCalls.of(new BlockingStore())).isEqualTo(StoreCalls.BLOCKING);
 	}
 
 	/** A store whose calls may block: it implements only the blocking methods. */

@@ -202,18 +202,19 @@ class ConcurrencyLeaseTests {
 	void leasesLiveOnTheServersClockWhileRefreshedAndDieWithTheirInstance() throws Exception {
 		RedisRateLimitStore holder = track(RedisRateLimitStore.builder(redis.connectionFactory())
 			.timeout(Duration.ofSeconds(2))
-			.leaseExpiry(Duration.ofMillis(800))
+			.leaseExpiry(Duration.ofMillis(1_500))
 			.build());
 		RedisRateLimitStore other = store(redis.connectionFactory());
 		assertThat(holder.tryAcquire(new Acquisition("slots", TWO, "real", 1)).isAllowed()).isTrue();
 		assertThat(holder.tryAcquire(new Acquisition("slots", TWO, "real", 1)).isAllowed()).isTrue();
-		// Longer than the lease expiry: the refresher (every 267 ms) keeps both leases.
-		Thread.sleep(1_000);
+		// Longer than the lease expiry: the refresher (every 500 ms) keeps both leases; a stall of up to a second
+		// (a loaded machine, tests in two JVMs) leaves them alive.
+		Thread.sleep(2_000);
 		assertThat(other.tryAcquire(new Acquisition("slots", TWO, "real", 1)).isAllowed()).isFalse();
 		holder.close();
 		assertThat(other.tryAcquire(new Acquisition("slots", TWO, "real", 1)).isAllowed()).isFalse();
 		boolean admitted = false;
-		for (int i = 0; i < 80 && !admitted; i++) {
+		for (int i = 0; i < 400 && !admitted; i++) {
 			Thread.sleep(25);
 			Acquisition probe = new Acquisition("slots", TWO, "real", 1);
 			admitted = other.tryAcquire(probe).isAllowed();
@@ -221,7 +222,7 @@ class ConcurrencyLeaseTests {
 				other.release(probe);
 			}
 		}
-		assertThat(admitted).as("the crashed instance's slots expired within 2 s").isTrue();
+		assertThat(admitted).as("the crashed instance's slots expired (1.5 s after its last refresh)").isTrue();
 		assertThat(redis.commands().pttl("rate-limit:{slots:real}")).as("the key dies with its leases").isLessThan(0);
 	}
 

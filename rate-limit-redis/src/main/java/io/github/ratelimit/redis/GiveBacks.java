@@ -115,7 +115,7 @@ final class GiveBacks {
 			this.sender.execute(() -> {
 				try {
 					reply.complete(this.runner.run(call.script(), call.keys(), call.args(),
-							System.nanoTime() + this.timeoutNanos, null));
+							System.nanoTime() + this.timeoutNanos));
 				}
 				catch (Exception ex) {
 					if (ex instanceof InterruptedException) {

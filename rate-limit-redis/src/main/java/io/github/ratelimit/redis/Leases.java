@@ -162,7 +162,7 @@ final class Leases {
 		ScriptCodec.Call call = this.codec.leaseRefresh(byKey);
 		RedisNode node = this.nodes.node(call.keys()[0]);
 		try {
-			this.nodes.run(call, node, System.nanoTime() + this.timeoutNanos, null);
+			this.nodes.run(call, node, System.nanoTime() + this.timeoutNanos);
 			this.nodes.onAnswer(node);
 		}
 		catch (Exception ex) {

@@ -110,10 +110,9 @@ final class RedisNodes {
 	 * Runs a call on a node and learns its clock from the reply.
 	 * @throws Exception as {@link ScriptRunner#run} does
 	 */
-	ReplyPart run(ScriptCodec.Call call, RedisNode node, long deadline, @Nullable Consumer<List<Long>> lateReply)
-			throws Exception {
+	ReplyPart run(ScriptCodec.Call call, RedisNode node, long deadline) throws Exception {
 		long sent = System.nanoTime();
-		ReplyPart reply = ReplyPart.of(this.runner.run(call.script(), call.keys(), call.args(), deadline, lateReply));
+		ReplyPart reply = ReplyPart.of(this.runner.run(call.script(), call.keys(), call.args(), deadline));
 		this.clock.learn(node, sent, reply);
 		return reply;
 	}

@@ -225,7 +225,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		byte[][] keys = this.codec.keys(acquisitions);
 		try {
 			return this.nodes.run(this.codec.call(ScriptOp.PEEK, acquisitions, keys, ScriptCodec.NO_DEADLINE, null),
-					this.nodes.node(keys[0]), this.decider.deadline(), null).decisions(acquisitions).get(0);
+					this.nodes.node(keys[0]), this.decider.deadline()).decisions(acquisitions).get(0);
 		}
 		catch (Exception ex) {
 			throw unanswered("read " + redisKey(acquisition.limitId(), acquisition.key()), ex);
@@ -246,7 +246,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		byte[] banKey = RedisKeys.banKey(this.codec.keys.key(acquisition.limitId(), acquisition.key()));
 		try {
 			return this.runner.run(BANNED, new byte[][] { banKey }, new byte[][] { this.codec.clockArg() },
-					this.decider.deadline(), null).get(0) * 1000;
+					this.decider.deadline()).get(0) * 1000;
 		}
 		catch (Exception ex) {
 			throw unanswered("read the ban of " + redisKey(acquisition.limitId(), acquisition.key()), ex);
@@ -265,7 +265,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		try {
 			byte[] stateKey = this.codec.keys.key(limitId, key);
 			this.runner.run(RESET, new byte[][] { stateKey, RedisKeys.banKey(stateKey) }, new byte[0][],
-					this.decider.deadline(), null);
+					this.decider.deadline());
 		}
 		catch (Exception ex) {
 			throw unanswered("reset " + redisKey(limitId, key), ex);

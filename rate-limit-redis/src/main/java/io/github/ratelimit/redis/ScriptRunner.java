@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,20 +31,31 @@ interface ScriptRunner extends AutoCloseable {
 	CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args, long deadline);
 
 	/**
-	 * Runs a script whose reply is an array of integers, waiting for it until a deadline (see {@link #await}).
+	 * Runs a script whose reply is an array of integers, waiting for it until a deadline. A call that gives up
+	 * (timeout, interrupt) is cancelled: a command still queued, Redis away, is never sent.
 	 * @param script the script
 	 * @param keys its {@code KEYS}
 	 * @param args its {@code ARGV}
 	 * @param deadline a {@link System#nanoTime()} value; the call gives up then
-	 * @param lateReply when not {@code null} and the call gave up (timeout) after sending the command,
-	 * receives the reply should it come later (on a client thread: it must not block)
 	 * @return the integers
 	 * @throws TimeoutException when the deadline passes first
 	 * @throws Exception when Redis fails or refuses
 	 */
-	default List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline,
-			@Nullable Consumer<List<Long>> lateReply) throws Exception {
-		return await(call(script, keys, args, deadline), deadline, lateReply);
+	default List<Long> run(LuaScript script, byte[][] keys, byte[][] args, long deadline) throws Exception {
+		CompletableFuture<List<Long>> reply = call(script, keys, args, deadline);
+		try {
+			return reply.get(remaining(deadline), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			reply.cancel(false);
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+		}
 	}
 
 	/**
@@ -93,35 +103,6 @@ interface ScriptRunner extends AutoCloseable {
 			throw new TimeoutException("Redis did not answer in time");
 		}
 		return remaining;
-	}
-
-	/**
-	 * Waits for a reply until the deadline. A reply that comes later goes to {@code lateReply} when there is
-	 * one: the call is not cancelled, since a command Redis runs later must be seen (its script deadline
-	 * makes it change nothing, or its reply shows what to give back); otherwise the call is cancelled (a
-	 * command still queued, Redis away, is never sent).
-	 * @throws Exception the call's own failure, or a {@link TimeoutException}
-	 */
-	static List<Long> await(CompletableFuture<List<Long>> reply, long deadline,
-			@Nullable Consumer<List<Long>> lateReply) throws Exception {
-		try {
-			return reply.get(remaining(deadline), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException | InterruptedException ex) {
-			if (lateReply != null) {
-				reply.thenAccept(lateReply);
-			}
-			else {
-				reply.cancel(false);
-			}
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
-			}
-			throw ex;
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof Exception cause) ? cause : ex;
-		}
 	}
 
 	/** A daemon thread of the store's: none keeps the JVM from exiting. */

@@ -83,7 +83,7 @@ final class StartUp {
 		for (int attempt = 1;; attempt++) {
 			long sent = System.nanoTime();
 			try {
-				ReplyPart reply = ReplyPart.of(runner.run(call.script(), call.keys(), call.args(), deadline, null));
+				ReplyPart reply = ReplyPart.of(runner.run(call.script(), call.keys(), call.args(), deadline));
 				// The node once connected: on a cluster, the key's master is known only then.
 				nodes.clock.learn(nodes.node(call.keys()[0]), sent, reply);
 				if (late) {

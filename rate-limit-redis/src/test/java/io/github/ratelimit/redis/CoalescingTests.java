@@ -167,7 +167,7 @@ class CoalescingTests {
 		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
 			List<Acquisition> all = requests.stream().flatMap(List::stream).toList();
 			List<Long> reply = runner.run(scripts.forAcquisitions(all), keys.toArray(new byte[0][]),
-					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
+					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos());
 			// Per request: a bucket's single acquisition as one compact integer; else -1 - n, then allowed and
 			// remaining first of each decision's 8.
 			List<String> decided = new ArrayList<>();
@@ -219,7 +219,7 @@ class CoalescingTests {
 		Acquisition one = new Acquisition("d", limit, "a", 1);
 		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
 			List<Long> reply = runner.run(LuaScripts.load().forAcquisitions(List.of(one)), keys,
-					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
+					args.toArray(new byte[0][]), System.nanoTime() + Duration.ofSeconds(10).toNanos());
 			assertThat(reply).hasSize(4);
 			assertThat(ReplyPart.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
 			assertThat(reply.get(1)).isEqualTo(-1L);
@@ -251,7 +251,7 @@ class CoalescingTests {
 		LuaScript script = LuaScripts.load().forAcquire(List.of(one));
 		try (LettuceScriptRunner runner = new LettuceScriptRunner(redis.connectionFactory())) {
 			List<Long> reply = runner.run(script, keys, args.toArray(new byte[0][]),
-					System.nanoTime() + Duration.ofSeconds(10).toNanos(), null);
+					System.nanoTime() + Duration.ofSeconds(10).toNanos());
 			assertThat(reply).hasSize(5);
 			assertThat(ReplyPart.compactDecision(one, reply.get(0)).remaining()).isEqualTo(4);
 			assertThat(reply.get(1)).isEqualTo(-1L);
@@ -319,9 +319,9 @@ class CoalescingTests {
 				Acquisition one = new Acquisition("x", limit, "k", cost);
 				long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 				List<Long> loneReply = runner.run(scripts.forAcquire(List.of(one)), loneKeys,
-						lone.toArray(new byte[0][]), deadline, null);
+						lone.toArray(new byte[0][]), deadline);
 				List<Long> driverReply = runner.run(scripts.forAcquisitions(List.of(one)), driverKeys,
-						driver.toArray(new byte[0][]), deadline, null);
+						driver.toArray(new byte[0][]), deadline);
 				String what = "trial " + trial + ": " + limit + " cost=" + cost + " maxWait=" + maxWait + " keys="
 						+ Arrays.stream(loneKeys).map(String::new).toList();
 				assertThat(loneReply).as(what).isEqualTo(driverReply);

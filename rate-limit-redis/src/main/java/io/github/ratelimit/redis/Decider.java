@@ -125,9 +125,9 @@ final class Decider {
 		Sent call = coalesce ? coalesced(node, acquisitions, keys, serverDeadline)
 				: alone(node, op, acquisitions, keys, serverDeadline, leases, deadline);
 		if (!async) {
-			return CompletableFuture.completedFuture(outcome(node, acquisitions, op, leases, call.await(deadline)));
+			return CompletableFuture.completedFuture(outcome(node, acquisitions, op, leases, await(call, deadline)));
 		}
-		return call.reply(deadline).thenApply((reply) -> outcome(node, acquisitions, op, leases, reply));
+		return reply(call, deadline).thenApply((reply) -> outcome(node, acquisitions, op, leases, reply));
 	}
 
 	/** Redis' outcome when it answered in time, else on-failure's. */
@@ -188,75 +188,56 @@ final class Decider {
 	 * A script call on its way, waited for until a deadline: by the caller's thread ({@link #await}), or without
 	 * blocking ({@link #reply}). Either way a reply teaches the node's clock, and a failure or a reply too late
 	 * gives up on it and counts once.
+	 * @param sentAt when it was sent, or before: a reply bounds the node's clock from it
+	 * @param pending its coalesced request; {@code null} for a call of its own
+	 * @param giveUp what giving up on the reply does: a late reply is read, or the call cancelled
 	 */
-	private final class Sent {
+	private record Sent(RedisNode node, long sentAt, CompletableFuture<ReplyPart> reply, Coalescer.@Nullable Pending pending,
+			Runnable giveUp) {
+	}
 
-		private final RedisNode node;
-
-		private final CompletableFuture<ReplyPart> reply;
-
-		/** Its coalesced request; {@code null} for a call of its own. */
-		private final Coalescer.@Nullable Pending pending;
-
-		/** What giving up on the reply does: a late reply is read, or the call cancelled. */
-		private final Runnable giveUp;
-
-		/** When it was sent, or before: a reply bounds the node's clock from it. */
-		private final long sentAt;
-
-		Sent(RedisNode node, long sentAt, CompletableFuture<ReplyPart> reply, Coalescer.@Nullable Pending pending,
-				Runnable giveUp) {
-			this.node = node;
-			this.sentAt = sentAt;
-			this.reply = reply;
-			this.pending = pending;
-			this.giveUp = giveUp;
+	private @Nullable ReplyPart await(Sent call, long deadline) {
+		try {
+			return answered(call, call.reply().get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS));
 		}
-
-		@Nullable ReplyPart await(long deadline) {
-			try {
-				return answered(this.reply.get(ScriptRunner.remaining(deadline), TimeUnit.NANOSECONDS));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return failed(ex);
-			}
-			catch (ExecutionException ex) {
-				return failed(ex.getCause());
-			}
-			catch (TimeoutException ex) {
-				return failed(ex);
-			}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return failed(call, ex);
 		}
-
-		CompletableFuture<@Nullable ReplyPart> reply(long deadline) {
-			long remaining = deadline - System.nanoTime();
-			if (remaining <= 0 && !this.reply.isDone()) {
-				return CompletableFuture.completedFuture(failed(new TimeoutException("Redis did not answer in time")));
-			}
-			// A copy times out, not the reply itself: a late reply must still be read.
-			return Decider.this.timeouts.orTimeout(this.reply.copy(), remaining)
-				.handle((reply, failure) -> (failure == null) ? answered(reply)
-						: failed((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-								: failure));
+		catch (ExecutionException ex) {
+			return failed(call, ex.getCause());
 		}
-
-		private ReplyPart answered(ReplyPart reply) {
-			Decider.this.nodes.clock.learn(this.node, this.sentAt, reply);
-			return reply;
+		catch (TimeoutException ex) {
+			return failed(call, ex);
 		}
+	}
 
-		private @Nullable ReplyPart failed(Throwable failure) {
-			if (failure instanceof TimeoutException || failure instanceof InterruptedException) {
-				this.giveUp.run();
-			}
-			// Never sent (its lane was busy: no batch), or its call's failure is counted by another request.
-			if (this.pending == null || this.pending.countsFailure()) {
-				Decider.this.nodes.onError(this.node, (failure instanceof Exception ex) ? ex : new IllegalStateException(failure));
-			}
-			return null;
+	private CompletableFuture<@Nullable ReplyPart> reply(Sent call, long deadline) {
+		long remaining = deadline - System.nanoTime();
+		if (remaining <= 0 && !call.reply().isDone()) {
+			return CompletableFuture.completedFuture(failed(call, new TimeoutException("Redis did not answer in time")));
 		}
+		// A copy times out, not the reply itself: a late reply must still be read.
+		return this.timeouts.orTimeout(call.reply().copy(), remaining)
+			.handle((reply, failure) -> (failure == null) ? answered(call, reply)
+					: failed(call, (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+							: failure));
+	}
 
+	private ReplyPart answered(Sent call, ReplyPart reply) {
+		this.nodes.clock.learn(call.node(), call.sentAt(), reply);
+		return reply;
+	}
+
+	private @Nullable ReplyPart failed(Sent call, Throwable failure) {
+		if (failure instanceof TimeoutException || failure instanceof InterruptedException) {
+			call.giveUp().run();
+		}
+		// Never sent (its lane was busy: no batch), or its call's failure is counted by another request.
+		if (call.pending() == null || call.pending().countsFailure()) {
+			this.nodes.onError(call.node(), (failure instanceof Exception ex) ? ex : new IllegalStateException(failure));
+		}
+		return null;
 	}
 
 	/**

@@ -92,7 +92,7 @@ final class Decider {
 		Decision cached = cacheable ? this.rejections.find(acquisitions.get(0), sent) : null;
 		if (cached != null) {
 			this.cachedRejections.increment();
-			return CompletableFuture.completedFuture(new Outcome(List.of(cached), 0, null));
+			return CompletableFuture.completedFuture(new Outcome(List.of(cached), 0, null, null));
 		}
 		byte[][] keys = this.codec.keys(acquisitions);
 		Leases.Lease[] leases = (op == ScriptOp.ACQUIRE) ? this.leases.take(acquisitions, keys) : null;

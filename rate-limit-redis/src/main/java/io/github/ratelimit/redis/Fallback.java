@@ -126,7 +126,7 @@ final class Fallback {
 				decisions.add((modes[i] != OnFailure.LOCAL) ? whole(acquisition)
 						: (op == ScriptOp.CHECK) ? this.localStore.check(acquisition) : this.localStore.release(acquisition));
 			}
-			return new Outcome(decisions, 0, null);
+			return new Outcome(decisions, 0, null, null);
 		}
 		// The local store's receipts, with its own marks: a give-back goes there.
 		List<Receipt> localReceipts = (!denied && !local.isEmpty()) ? this.localStore.admitAll(withoutBans(local)) : List.of();
@@ -148,7 +148,7 @@ final class Fallback {
 				this.decidedLocally.put(localKey(acquisition), limit);
 			}
 		}
-		return new Outcome(receipts.stream().map(Receipt::decision).toList(), 0, receipts);
+		return new Outcome(receipts.stream().map(Receipt::decision).toList(), 0, receipts, null);
 	}
 
 	/**
@@ -210,14 +210,7 @@ final class Fallback {
 	 * not know (while Redis cannot answer, a banned key is judged by its local budget).
 	 */
 	private static List<Acquisition> withoutBans(List<Acquisition> acquisitions) {
-		if (!ScriptCodec.bans(acquisitions)) {
-			return acquisitions;
-		}
-		List<Acquisition> without = new ArrayList<>(acquisitions.size());
-		for (Acquisition acquisition : acquisitions) {
-			without.add(withoutBan(acquisition));
-		}
-		return without;
+		return ScriptCodec.bans(acquisitions) ? acquisitions.stream().map(Fallback::withoutBan).toList() : acquisitions;
 	}
 
 	/** The acquisition without its ban: itself when it has none. */

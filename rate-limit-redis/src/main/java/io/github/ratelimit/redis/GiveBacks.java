@@ -181,7 +181,7 @@ final class GiveBacks {
 		}
 		this.lateReplies.increment();
 		if (leases == null) {
-			new Outcome(reply.decisions(acquisitions), reply.serverTime(), null).receipts(acquisitions).forEach(this::inRedis);
+			new Outcome(reply.decisions(acquisitions), reply.serverTime(), null, null).receipts(acquisitions).forEach(this::inRedis);
 			return;
 		}
 		ScriptCodec.Call release = this.codec.call(ScriptOp.RELEASE, acquisitions, keys, ScriptCodec.NO_DEADLINE, leases);

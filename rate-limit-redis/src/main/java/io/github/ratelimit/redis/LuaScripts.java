@@ -19,6 +19,9 @@ import io.github.ratelimit.core.Algorithm;
  * gives back what receipts still hold; {@code lease-refresh.lua} refreshes the leases
  * of concurrency limits; {@code lone-bucket.lua}, on its own, acquires a request's one acquisition of a
  * bucket (the common request) without defining the prelude's functions. Immutable.
+ * @param check the read-only script that checks acquisitions of any algorithms without taking anything
+ * @param giveBack gives back what receipts still hold, of any algorithms ({@code give-back.lua})
+ * @param leaseRefresh refreshes the leases of concurrency limits an instance holds ({@code lease-refresh.lua})
  */
 record LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, LuaScript check, LuaScript giveBack,
 		LuaScript leaseRefresh, LuaScript loneBucket) {
@@ -64,12 +67,8 @@ record LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, Lua
 	 */
 	LuaScript forAcquisitions(List<Acquisition> acquisitions) {
 		Algorithm algorithm = acquisitions.get(0).limit().algorithm();
-		for (Acquisition acquisition : acquisitions) {
-			if (acquisition.limit().algorithm() != algorithm) {
-				return this.combined;
-			}
-		}
-		return this.byAlgorithm.get(algorithm);
+		boolean one = acquisitions.stream().allMatch((acquisition) -> acquisition.limit().algorithm() == algorithm);
+		return one ? this.byAlgorithm.get(algorithm) : this.combined;
 	}
 
 	List<LuaScript> all() {
@@ -77,12 +76,6 @@ record LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, Lua
 		all.addAll(List.of(this.combined, this.check, this.giveBack, this.leaseRefresh, this.loneBucket));
 		return all;
 	}
-
-	/** The read-only script that checks acquisitions of any algorithms without taking anything. */
-
-	/** Gives back what receipts still hold, of any algorithms ({@code give-back.lua}). */
-
-	/** Refreshes the leases of concurrency limits an instance holds ({@code lease-refresh.lua}). */
 
 	private static String read(String name) {
 		try (InputStream in = LuaScripts.class.getResourceAsStream(LOCATION + name)) {

@@ -20,10 +20,6 @@ import io.github.ratelimit.core.Receipt;
  */
 record Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt> fallback, int @Nullable [] bans) {
 
-	Outcome(List<Decision> decisions, long serverTime, @Nullable List<Receipt> fallback) {
-		this(decisions, serverTime, fallback, null);
-	}
-
 	Decision first() {
 		return this.decisions.get(0);
 	}

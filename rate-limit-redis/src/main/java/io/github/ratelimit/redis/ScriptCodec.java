@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -102,12 +103,7 @@ final class ScriptCodec {
 
 	/** Says whether an acquisition of the request may ban its key ({@link Acquisition#ban()}). */
 	static boolean bans(List<Acquisition> acquisitions) {
-		for (int i = 0; i < acquisitions.size(); i++) {
-			if (acquisitions.get(i).ban() != null) {
-				return true;
-			}
-		}
-		return false;
+		return acquisitions.stream().anyMatch((acquisition) -> acquisition.ban() != null);
 	}
 
 	/**
@@ -158,7 +154,7 @@ final class ScriptCodec {
 		int[] shapeOf = new int[count];
 		for (Coalescer.Pending pending : requests) {
 			for (Acquisition acquisition : pending.acquisitions) {
-				if (indexOf(limits, acquisition.limit()) < 0) {
+				if (!limits.contains(acquisition.limit())) {
 					limits.add(acquisition.limit());
 				}
 				int shape = 0;
@@ -188,7 +184,7 @@ final class ScriptCodec {
 		}
 		args[i++] = number(shapes.size());
 		for (Acquisition shape : shapes) {
-			args[i++] = number(indexOf(limits, shape.limit()) + 1);
+			args[i++] = number(limits.indexOf(shape.limit()) + 1);
 			args[i++] = number(shape.cost());
 			args[i++] = number(shape.maxWaitNanos() / 1000);
 		}
@@ -225,8 +221,7 @@ final class ScriptCodec {
 
 	/** Says whether two acquisitions have one shape: the same limit, cost and maximum wait (in microseconds). */
 	private static boolean sameShape(Acquisition one, Acquisition other) {
-		return (one.limit() == other.limit() || one.limit().equals(other.limit())) && one.cost() == other.cost()
-				&& one.maxWaitNanos() / 1000 == other.maxWaitNanos() / 1000;
+		return one.limit().equals(other.limit()) && one.cost() == other.cost() && one.maxWaitNanos() / 1000 == other.maxWaitNanos() / 1000;
 	}
 
 	/** Requests of one bucket shape: one key each, the plain format's arguments with the earliest deadline, then each one's. */
@@ -245,13 +240,11 @@ final class ScriptCodec {
 	}
 
 	private static byte[] earliestDeadline(List<Coalescer.Pending> requests) {
-		long earliest = Long.MAX_VALUE;
-		for (Coalescer.Pending pending : requests) {
-			if (pending.serverDeadline != ServerClock.NONE) {
-				earliest = Math.min(earliest, pending.serverDeadline);
-			}
-		}
-		return (earliest == Long.MAX_VALUE) ? NO_DEADLINE : number(earliest);
+		OptionalLong earliest = requests.stream()
+			.mapToLong((pending) -> pending.serverDeadline)
+			.filter((deadline) -> deadline != ServerClock.NONE)
+			.min();
+		return earliest.isPresent() ? number(earliest.getAsLong()) : NO_DEADLINE;
 	}
 
 	/** One call of give-backs, one acquisition each, in the plain format whose max waits carry the marks (see give-back.lua). */
@@ -297,15 +290,6 @@ final class ScriptCodec {
 				number(limit.burst()), number(micros(limit.emissionIntervalNanos())) };
 		this.lastLimit = new EncodedLimit(limit, args);
 		return args;
-	}
-
-	private static int indexOf(List<Limit> limits, Limit limit) {
-		for (int i = 0; i < limits.size(); i++) {
-			if (limits.get(i) == limit || limits.get(i).equals(limit)) {
-				return i;
-			}
-		}
-		return -1;
 	}
 
 	private int acquisitionArgs(byte[][] args, int at, Acquisition acquisition, ScriptOp op, Leases.@Nullable Lease lease) {

@@ -36,21 +36,16 @@ final class ThrottledLog {
 	 */
 	long tryLog(String kind) {
 		String key = (this.entries.containsKey(kind) || this.entries.size() < MAX_KINDS) ? kind : OTHER;
-		Entry entry = this.entries.computeIfAbsent(key, (k) -> new Entry());
+		Entry entry = this.entries.computeIfAbsent(key, (k) -> new Entry(new AtomicLong(Long.MIN_VALUE), new AtomicLong()));
 		long now = this.nanoTime.getAsLong();
-		long last = entry.lastLogged.get();
-		if ((last != Long.MIN_VALUE && now - last < this.intervalNanos) || !entry.lastLogged.compareAndSet(last, now)) {
-			entry.heldBack.incrementAndGet();
+		long last = entry.lastLogged().get();
+		if ((last != Long.MIN_VALUE && now - last < this.intervalNanos) || !entry.lastLogged().compareAndSet(last, now)) {
+			entry.heldBack().incrementAndGet();
 			return -1;
 		}
-		return entry.heldBack.getAndSet(0);
+		return entry.heldBack().getAndSet(0);
 	}
 
-	private static final class Entry {
-
-		private final AtomicLong lastLogged = new AtomicLong(Long.MIN_VALUE);
-
-		private final AtomicLong heldBack = new AtomicLong();
-
+	private record Entry(AtomicLong lastLogged, AtomicLong heldBack) {
 	}
 }

@@ -3,9 +3,18 @@ package io.github.ratelimit.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
 
 /**
  * The key layout: {@code <prefix>{<limitId>:<key>}}, and a ban's {@code <prefix>{<limitId>:<key>}:ban}.
@@ -14,11 +23,15 @@ import java.util.Locale;
  * {@code :} are percent-encoded, and so is an unpaired surrogate (as {@code %D800} to {@code %DFFF}, which
  * UTF-8 cannot write), so two different (limit id, key) pairs never share a Redis key; a
  * part longer than {@value #MAX_PART_LENGTH} characters is replaced by {@code #} and its SHA-256, so a
- * Redis key never grows with client input. Thread-safe.
+ * Redis key never grows with client input. For tests, it deletes every key it makes ({@link #unlinkAll}).
+ * Thread-safe.
  */
 final class RedisKeys {
 
 	static final int MAX_PART_LENGTH = 64;
+
+	/** Keys per {@code SCAN} and per {@code UNLINK} of {@link #unlinkAll}. */
+	private static final int BATCH = 500;
 
 	private static final byte[] BAN_SUFFIX = ":ban".getBytes(StandardCharsets.US_ASCII);
 
@@ -63,6 +76,39 @@ final class RedisKeys {
 		}
 		// A ban's key follows its state's: the tag, then ':ban'.
 		return pattern.append("{*:*}*").toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Deletes every key of this layout ({@link #pattern()}), for tests: {@code SCAN} with {@code MATCH} (never
+	 * {@code KEYS}, which blocks the server), then {@code UNLINK} (the memory is freed off the main thread).
+	 * On Redis Cluster, each master is scanned on its own, and each key is unlinked alone (the keys of one
+	 * batch would sit in different slots). Not atomic: a key written during the scan may stay.
+	 * @param factory the connections
+	 */
+	void unlinkAll(RedisConnectionFactory factory) {
+		ScanOptions options = ScanOptions.scanOptions().match(pattern()).count(BATCH).build();
+		try (RedisConnection connection = factory.getConnection()) {
+			if (connection instanceof RedisClusterConnection cluster) {
+				for (RedisClusterNode node : cluster.clusterGetNodes()) {
+					if (node.isMaster()) {
+						try (Cursor<byte[]> keys = cluster.scan(node, options)) {
+							keys.forEachRemaining(cluster.keyCommands()::unlink);
+						}
+					}
+				}
+				return;
+			}
+			try (Cursor<byte[]> keys = connection.keyCommands().scan(options)) {
+				List<byte[]> batch = new ArrayList<>(BATCH);
+				while (keys.hasNext()) {
+					batch.add(keys.next());
+					if (batch.size() == BATCH || !keys.hasNext()) {
+						connection.keyCommands().unlink(batch.toArray(byte[][]::new));
+						batch.clear();
+					}
+				}
+			}
+		}
 	}
 
 	private static String part(String value, boolean limitId) {

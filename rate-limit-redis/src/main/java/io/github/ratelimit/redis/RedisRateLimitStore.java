@@ -322,7 +322,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 		this.rejections.clear();
 		this.fallback.reset(null, null);
 		try {
-			NamespaceReset.unlinkAll(this.connectionFactory, this.codec.keys.pattern());
+			this.codec.keys.unlinkAll(this.connectionFactory);
 		}
 		catch (RuntimeException ex) {
 			this.nodes.errors.increment();

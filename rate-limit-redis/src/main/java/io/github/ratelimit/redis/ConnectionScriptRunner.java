@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -10,7 +11,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -38,8 +38,7 @@ final class ConnectionScriptRunner implements ScriptRunner {
 
 	@Override
 	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args, long deadline) {
-		byte[][] keysAndArgs = new byte[keys.length + args.length][];
-		System.arraycopy(keys, 0, keysAndArgs, 0, keys.length);
+		byte[][] keysAndArgs = Arrays.copyOf(keys, keys.length + args.length);
 		System.arraycopy(args, 0, keysAndArgs, keys.length, args.length);
 		try {
 			return CompletableFuture.supplyAsync(() -> {

@@ -41,12 +41,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	@Override
 	public CompletableFuture<List<Long>> call(LuaScript script, byte[][] keys, byte[][] args, long deadline) {
-		Connection current = connected();
-		CompletableFuture<List<Long>> result = new CompletableFuture<>();
-		if (current != null) {
-			send(current.commands(), script, keys, args, result);
-			return result;
+		CompletableFuture<List<Long>> sent = send(script, keys, args);
+		if (sent != null) {
+			return sent;
 		}
+		CompletableFuture<List<Long>> result = new CompletableFuture<>();
 		connection().whenComplete((connection, failure) -> {
 			if (failure != null) {
 				result.completeExceptionally((failure instanceof CompletionException) ? failure.getCause() : failure);

@@ -8,8 +8,4 @@ import java.util.concurrent.atomic.LongAdder;
  * knows of its clock. Thread-safe.
  */
 record RedisNode(String name, CircuitBreaker breaker, LongAdder errors, ServerClock clock) {
-
-	RedisNode(String name, CircuitBreaker breaker) {
-		this(name, breaker, new LongAdder(), new ServerClock());
-	}
 }

@@ -88,7 +88,8 @@ final class RedisNodes {
 	}
 
 	private RedisNode newNode(String name) {
-		return new RedisNode(name, new CircuitBreaker(this.failureThreshold, this.probeIntervalNanos, this.breakerNanos));
+		return new RedisNode(name, new CircuitBreaker(this.failureThreshold, this.probeIntervalNanos, this.breakerNanos),
+				new LongAdder(), new ServerClock());
 	}
 
 	/** A key's lane, which coalesces its calls: the connection (0), or on a cluster its hash slot. */

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -125,15 +126,16 @@ final class RedisOverrides implements AutoCloseable {
 	void store(String policy, @Nullable String value) {
 		byte[] field = policy.getBytes(StandardCharsets.UTF_8);
 		byte[] bytes = (value != null) ? value.getBytes(StandardCharsets.UTF_8) : new byte[0];
-		CompletableFuture<Object> write;
+		Object version;
 		try {
-			write = CompletableFuture.supplyAsync(() -> store(field, bytes), this.writer);
+			version = write((connection) -> connection.scriptingCommands()
+				.eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey, field, bytes),
+					"store the change of policy '" + policy + "' in Redis (" + hashKey() + ")");
 		}
 		catch (RejectedExecutionException ex) {
 			throw new IllegalStateException("The Redis store is closed: cannot store the change of policy '" + policy + "'");
 		}
-		await(write, "store the change of policy '" + policy + "' in Redis (" + hashKey() + ")");
-		if (write.join() instanceof Long written) {
+		if (version instanceof Long written) {
 			// A poll that read the hash before this write must not put the policy back as it was.
 			this.written.accumulateAndGet(written, Math::max);
 		}
@@ -146,25 +148,14 @@ final class RedisOverrides implements AutoCloseable {
 		}
 	}
 
-	private Object store(byte[] field, byte[] value) {
-		try (RedisConnection connection = this.factory.getConnection()) {
-			return connection.scriptingCommands().eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey, field,
-					value);
-		}
-	}
-
 	/**
 	 * Moves the counter, so every instance forgets the rejections it keeps (after a reset of a key).
 	 * Waits at most {@link #WAIT}; a failure is logged, not thrown (the reset itself was done).
 	 */
 	void touch() {
 		try {
-			CompletableFuture<Object> write = CompletableFuture.supplyAsync(() -> {
-				try (RedisConnection connection = this.factory.getConnection()) {
-					return connection.stringCommands().incr(this.versionKey);
-				}
-			}, this.writer);
-			await(write, "tell the other instances of a reset (" + versionKey() + ")");
+			write((connection) -> connection.stringCommands().incr(this.versionKey),
+					"tell the other instances of a reset (" + versionKey() + ")");
 		}
 		catch (IllegalStateException | RejectedExecutionException ex) {
 			logger.warn(ex.getMessage() + "; other instances may keep a rejection of the key until it expires");
@@ -278,9 +269,20 @@ final class RedisOverrides implements AutoCloseable {
 		}
 	}
 
-	private static void await(CompletableFuture<?> call, String what) {
+	/**
+	 * Runs a command on the writing thread and waits for it at most {@link #WAIT}.
+	 * @return the command's reply
+	 * @throws IllegalStateException when Redis failed or did not answer in time
+	 * @throws RejectedExecutionException when the store is closed
+	 */
+	private @Nullable Object write(Function<RedisConnection, @Nullable Object> command, String what) {
+		CompletableFuture<@Nullable Object> call = CompletableFuture.supplyAsync(() -> {
+			try (RedisConnection connection = this.factory.getConnection()) {
+				return command.apply(connection);
+			}
+		}, this.writer);
 		try {
-			call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+			return call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException ex) {
 			throw new IllegalStateException("Redis did not answer within " + WAIT.toSeconds() + " s to " + what

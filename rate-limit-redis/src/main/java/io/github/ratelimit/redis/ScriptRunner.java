@@ -123,13 +123,8 @@ interface ScriptRunner extends AutoCloseable {
 
 	@SuppressWarnings("unchecked")
 	static List<Long> integers(Object reply) {
-		if (!(reply instanceof List<?> list)) {
+		if (!(reply instanceof List<?> list) || !list.stream().allMatch(Long.class::isInstance)) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
-		}
-		for (Object value : list) {
-			if (!(value instanceof Long)) {
-				throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
-			}
 		}
 		return (List<Long>) list;
 	}

@@ -196,13 +196,11 @@ public final class RedisRateLimitAutoConfiguration {
 				redis.onNode((node) -> {
 					FunctionCounter.builder("ratelimit.store.errors", redis, (r) -> r.errors(node))
 						.description("Redis calls of the rate limiter that failed or timed out, per node")
-						.tag("store", "redis")
-						.tag("node", node)
+						.tags("store", "redis", "node", node)
 						.register(registry);
 					Gauge.builder("ratelimit.store.available", redis, (r) -> r.isAvailable(node) ? 1 : 0)
 						.description("1 while the node's breaker lets calls through, 0 while it is open")
-						.tag("store", "redis")
-						.tag("node", node)
+						.tags("store", "redis", "node", node)
 						.register(registry);
 				});
 				FunctionCounter.builder("ratelimit.store.fallbacks", redis, RedisRateLimitStore::fallbacks)

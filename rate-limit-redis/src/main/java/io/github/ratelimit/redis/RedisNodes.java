@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -99,12 +100,8 @@ final class RedisNodes {
 
 	/** Says whether one script call may hold all the keys: Redis is not a cluster, or they share a slot. */
 	boolean oneLane(byte[][] keys) {
-		for (byte[] key : keys) {
-			if (lane(key) != lane(keys[0])) {
-				return false;
-			}
-		}
-		return true;
+		int first = lane(keys[0]);
+		return Arrays.stream(keys).allMatch((key) -> lane(key) == first);
 	}
 
 	/**

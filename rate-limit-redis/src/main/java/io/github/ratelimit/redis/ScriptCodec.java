@@ -143,10 +143,7 @@ final class ScriptCodec {
 		if (isOneBucketShape(requests)) {
 			return oneBucketShape(requests);
 		}
-		int count = 0;
-		for (Coalescer.Pending pending : requests) {
-			count += pending.keys.length;
-		}
+		int count = requests.stream().mapToInt((pending) -> pending.keys.length).sum();
 		List<Acquisition> all = new ArrayList<>(count);
 		List<Limit> limits = new ArrayList<>(4);
 		// Per distinct shape (limit, cost and maximum wait), its first acquisition.

@@ -63,11 +63,12 @@ final class Coalescer {
 		/** Shared by the requests of one script call once it is sent: its failure counts once (see {@link #countsFailure}). */
 		volatile @Nullable AtomicBoolean failureCounted;
 
-		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, byte[] deadlineArg, long mark) {
+		/** Made on the caller's thread: so the deadline's argument is written there, not on the client's that sends batches. */
+		Pending(List<Acquisition> acquisitions, byte[][] keys, long serverDeadline, long mark) {
 			this.acquisitions = acquisitions;
 			this.keys = keys;
 			this.serverDeadline = serverDeadline;
-			this.deadlineArg = deadlineArg;
+			this.deadlineArg = ScriptCodec.deadlineArg(serverDeadline);
 			this.mark = mark;
 		}
 

@@ -174,8 +174,7 @@ final class Decider {
 	 */
 	private Sent coalesced(RedisNode node, List<Acquisition> acquisitions, byte[][] keys, long serverDeadline) {
 		// The deadline's argument is written here, on the caller's thread, not on the client's one that sends batches.
-		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline,
-				ScriptCodec.deadlineArg(serverDeadline), Receipt.NO_MARK);
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, serverDeadline, Receipt.NO_MARK);
 		Sent sent = new Sent(node, System.nanoTime(), pending.reply, pending, () -> {
 			pending.abandoned = true;
 			pending.reply.thenAccept((late) -> this.giveBacks.readLate(node, serverDeadline, acquisitions, keys, null, late));

@@ -86,8 +86,7 @@ final class GiveBacks {
 					+ ": " + node.name() + " is failing; the attempt stays charged");
 			return CompletableFuture.completedFuture(-1L);
 		}
-		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, ServerClock.NONE, ScriptCodec.NO_DEADLINE,
-				receipt.mark());
+		Coalescer.Pending pending = new Coalescer.Pending(acquisitions, keys, ServerClock.NONE, receipt.mark());
 		long sent = System.nanoTime();
 		CompletableFuture<ReplyPart> reply = pending.reply;
 		if (this.coalescer != null && this.runner.canSend()) {

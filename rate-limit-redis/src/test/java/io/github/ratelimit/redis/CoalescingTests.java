@@ -367,8 +367,7 @@ class CoalescingTests {
 	}
 
 	private static Coalescer.Pending pending(Acquisition acquisition) {
-		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, new byte[0],
-				Receipt.NO_MARK);
+		return new Coalescer.Pending(List.of(acquisition), new byte[][] { bytes("k") }, ServerClock.NONE, Receipt.NO_MARK);
 	}
 
 	private static byte[] bytes(Object value) {

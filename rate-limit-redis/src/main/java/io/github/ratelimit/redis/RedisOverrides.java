@@ -128,9 +128,9 @@ final class RedisOverrides implements AutoCloseable {
 		byte[] bytes = (value != null) ? value.getBytes(StandardCharsets.UTF_8) : new byte[0];
 		Object version;
 		try {
-			version = write((connection) -> connection.scriptingCommands()
-				.eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey, field, bytes),
-					"store the change of policy '" + policy + "' in Redis (" + hashKey() + ")");
+			version = write("store the change of policy '" + policy + "' in Redis (" + hashKey() + ")",
+					(connection) -> connection.scriptingCommands()
+						.eval(WRITE, ReturnType.INTEGER, 2, this.hashKey, this.versionKey, field, bytes));
 		}
 		catch (RejectedExecutionException ex) {
 			throw new IllegalStateException("The Redis store is closed: cannot store the change of policy '" + policy + "'");
@@ -154,8 +154,8 @@ final class RedisOverrides implements AutoCloseable {
 	 */
 	void touch() {
 		try {
-			write((connection) -> connection.stringCommands().incr(this.versionKey),
-					"tell the other instances of a reset (" + versionKey() + ")");
+			write("tell the other instances of a reset (" + versionKey() + ")",
+					(connection) -> connection.stringCommands().incr(this.versionKey));
 		}
 		catch (IllegalStateException | RejectedExecutionException ex) {
 			logger.warn(ex.getMessage() + "; other instances may keep a rejection of the key until it expires");
@@ -275,7 +275,7 @@ final class RedisOverrides implements AutoCloseable {
 	 * @throws IllegalStateException when Redis failed or did not answer in time
 	 * @throws RejectedExecutionException when the store is closed
 	 */
-	private @Nullable Object write(Function<RedisConnection, @Nullable Object> command, String what) {
+	private @Nullable Object write(String what, Function<RedisConnection, @Nullable Object> command) {
 		CompletableFuture<@Nullable Object> call = CompletableFuture.supplyAsync(() -> {
 			try (RedisConnection connection = this.factory.getConnection()) {
 				return command.apply(connection);

@@ -245,7 +245,7 @@ public final class RedisRateLimitStore implements RateLimitStore, SharedPolicyOv
 	public long bannedNanos(Acquisition acquisition) {
 		byte[] banKey = RedisKeys.banKey(this.codec.keys.key(acquisition.limitId(), acquisition.key()));
 		try {
-			return this.runner.run(BANNED, new byte[][] { banKey }, new byte[][] { this.codec.clockArg() },
+			return this.runner.run(BANNED, new byte[][] { banKey }, new byte[][] { this.nodes.clock.arg() },
 					this.decider.deadline()).get(0) * 1000;
 		}
 		catch (Exception ex) {

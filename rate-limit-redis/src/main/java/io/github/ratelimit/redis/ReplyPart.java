@@ -29,10 +29,7 @@ record ReplyPart(long[] values, int from, int to, long serverTime) {
 		if (size == 0) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
-		long[] values = new long[size];
-		for (int i = 0; i < size; i++) {
-			values[i] = reply.get(i);
-		}
+		long[] values = reply.stream().mapToLong(Long::longValue).toArray();
 		return new ReplyPart(values, 0, size - 1, values[size - 1]);
 	}
 

@@ -63,11 +63,6 @@ final class ScriptCodec {
 		this.leaseExpiryMicros = micros(settings.leaseExpiry.toNanos());
 	}
 
-	/** The time argument of a call: a test's time, or {@code ''} for the server's. */
-	byte[] clockArg() {
-		return this.clock.arg();
-	}
-
 	byte[][] keys(List<Acquisition> acquisitions) {
 		byte[][] keys = new byte[acquisitions.size()][];
 		for (int i = 0; i < keys.length; i++) {

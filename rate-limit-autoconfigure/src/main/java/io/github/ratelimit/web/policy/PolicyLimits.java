@@ -62,6 +62,13 @@ final class PolicyLimits {
 	 * @param plans the plans' limits, by name
 	 */
 	record InForce(Limit limit, Map<String, Limit> plans) {
+
+		/** For logs, e.g. {@code token-bucket(limit=2, period=PT1M, burst=2) plans={pro=...}}. */
+		@Override
+		public String toString() {
+			return this.limit + (this.plans.isEmpty() ? "" : " plans=" + this.plans);
+		}
+
 	}
 
 	InForce inForce() {

@@ -94,7 +94,7 @@ public final class RateLimitPolicy {
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
 	static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
-		Limit limit = definition.limit(definition.algorithm());
+		Limit limit = definition.toLimit();
 		long maxDelayNanos = definition.validate(limit);
 		long cost = definition.cost();
 		RequestValue keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));

@@ -64,12 +64,7 @@ public final class RateLimitPolicies {
 		List<RateLimitPolicy> named = new ArrayList<>(names.size());
 		for (String listed : names) {
 			for (String name : listed.split(",")) {
-				RateLimitPolicy policy = get(name.trim());
-				if (policy == null) {
-					throw new RateLimitConfigurationException(origin, "no policy named '" + name.trim() + "'",
-							"Define it under rate-limit.policies." + name.trim() + " (defined: "
-									+ String.join(", ", names()) + ")");
-				}
+				RateLimitPolicy policy = require(name.trim(), origin);
 				if (named.stream().noneMatch((other) -> other.id().equals(policy.id()))) {
 					named.add(policy);
 				}
@@ -80,6 +75,22 @@ public final class RateLimitPolicies {
 					"Name one or more policies of rate-limit.policies: RateLimited=api,per-user");
 		}
 		return named;
+	}
+
+	/**
+	 * Finds a policy that must exist.
+	 * @param name its name as written (looked up trimmed)
+	 * @param origin where it is named, for the error
+	 * @return the policy
+	 * @throws RateLimitConfigurationException when no policy has that name
+	 */
+	RateLimitPolicy require(String name, String origin) {
+		RateLimitPolicy policy = get(name.trim());
+		if (policy == null) {
+			throw new RateLimitConfigurationException(origin, "no policy named '" + name + "'",
+					"Define it under rate-limit.policies." + name.trim() + " (defined: " + String.join(", ", names()) + ")");
+		}
+		return policy;
 	}
 
 	/**

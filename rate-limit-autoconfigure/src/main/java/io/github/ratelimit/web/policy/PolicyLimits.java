@@ -279,11 +279,6 @@ final class PolicyLimits {
 		return this.slowDown;
 	}
 
-	/** Whether the policy slows requests down. */
-	boolean slowsDown() {
-		return this.slowDown != null;
-	}
-
 	/**
 	 * Bans a key that keeps running into the policy's limit, validated here.
 	 * @param prefix the property prefix of the values, e.g. {@code rate-limit.policies.login.ban}

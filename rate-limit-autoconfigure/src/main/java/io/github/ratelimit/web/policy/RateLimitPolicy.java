@@ -214,7 +214,7 @@ public final class RateLimitPolicy {
 	 * that could not decide)
 	 */
 	public long slowDownNanos(Receipt receipt) {
-		if (!this.limits.slowsDown() || !receipt.holdsCost()) {
+		if (slowDown() == null || !receipt.holdsCost()) {
 			return 0;
 		}
 		return this.limits.slowDownNanos(limit().burst() - receipt.decision().remaining() - this.cost);
@@ -225,7 +225,7 @@ public final class RateLimitPolicy {
 	 * @return {@code true} when it does
 	 */
 	public boolean slowsDown() {
-		return this.limits.slowsDown();
+		return slowDown() != null;
 	}
 
 	/**

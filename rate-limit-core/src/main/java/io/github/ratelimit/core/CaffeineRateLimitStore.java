@@ -124,17 +124,12 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		String key = acquisition.key();
 		long cost = acquisition.cost();
 		long maxWaitNanos = acquisition.maxWaitNanos();
-		// A quiet read: no read buffer, no maintenance, no expiry recomputed. Its snapshot time is the
-		// decision's clock (one clock read), and its expiry tells whether the entry must be kept longer.
-		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(key);
+		// A quiet read, whose snapshot time is the decision's clock (one clock read).
+		Policy.CacheEntry<String, LimiterState> entry = table.quietEntry(key, limit, maxWaitNanos);
 		if (entry != null) {
-			LimiterState state = entry.getValue();
-			long now = entry.snapshotAt();
-			if (state.limit() == limit && entry.expiresAt() - now >= IdleUntilFresh.neededNanos(limit, maxWaitNanos)) {
-				Decision decision = state.tryAcquire(now, cost, maxWaitNanos);
-				if (decision != null) {
-					return decision;
-				}
+			Decision decision = entry.getValue().tryAcquire(entry.snapshotAt(), cost, maxWaitNanos);
+			if (decision != null) {
+				return decision;
 			}
 		}
 		return table.decide(key, limit, cost, maxWaitNanos, true, RateTable.ACQUIRE);
@@ -243,16 +238,11 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			return new Receipt(acquisition, tryAcquire(acquisition), Receipt.NO_MARK, Receipt.Place.STORE);
 		}
 		RateTable table = table(acquisition.limitId());
-		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(acquisition.key());
+		Policy.CacheEntry<String, LimiterState> entry = table.quietEntry(acquisition.key(), limit, acquisition.maxWaitNanos());
 		if (entry != null) {
-			LimiterState state = entry.getValue();
-			long now = entry.snapshotAt();
-			if (state.limit() == limit
-					&& entry.expiresAt() - now >= IdleUntilFresh.neededNanos(limit, acquisition.maxWaitNanos())) {
-				Decision decision = state.tryAcquire(now, acquisition.cost(), acquisition.maxWaitNanos());
-				if (decision != null) {
-					return receipt(acquisition, decision, state, now);
-				}
+			Decision decision = entry.getValue().tryAcquire(entry.snapshotAt(), acquisition.cost(), acquisition.maxWaitNanos());
+			if (decision != null) {
+				return receipt(acquisition, decision, entry.getValue(), entry.snapshotAt());
 			}
 		}
 		Receipt[] admitted = new Receipt[1];

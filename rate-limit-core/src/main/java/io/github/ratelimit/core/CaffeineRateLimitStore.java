@@ -188,15 +188,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 				refused.add(receipt);
 				continue;
 			}
-			Decision decision;
-			if (receipt == null) {
-				decision = check(acquisition);
-			}
-			else {
-				Decision after = giveBack(receipt);
-				decision = (after != null) ? after : peek(acquisition);
-			}
-			refused.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
+			// Not asked: read for headers. Given back: how the budget reads after, else as it reads now.
+			Decision decision = (receipt != null) ? giveBack(receipt) : check(acquisition);
+			refused.add(new Receipt(acquisition, (decision != null) ? decision : peek(acquisition), Receipt.NO_MARK,
+					Receipt.Place.NOWHERE));
 		}
 		return refused;
 	}

@@ -115,7 +115,8 @@ public final class ClientIpResolver {
 	private ClientIpResolver(Builder builder) {
 		this.trustedProxies = builder.trustedProxies;
 		this.header = builder.header;
-		this.format = HeaderFormat.of(builder.header);
+		this.format = builder.header.equalsIgnoreCase(X_FORWARDED_FOR) ? HeaderFormat.X_FORWARDED_FOR
+				: builder.header.equalsIgnoreCase(FORWARDED) ? HeaderFormat.FORWARDED : HeaderFormat.SINGLE;
 		this.ipv4Prefix = builder.ipv4Prefix;
 		this.ipv6Prefix = builder.ipv6Prefix;
 		this.source = builder.source;
@@ -307,18 +308,8 @@ public final class ClientIpResolver {
 			@Nullable InetAddress client) {
 	}
 
-	private enum HeaderFormat {
-
-		X_FORWARDED_FOR, FORWARDED, SINGLE;
-
-		static HeaderFormat of(String header) {
-			if (header.equalsIgnoreCase(ClientIpResolver.X_FORWARDED_FOR)) {
-				return X_FORWARDED_FOR;
-			}
-			return header.equalsIgnoreCase(ClientIpResolver.FORWARDED) ? FORWARDED : SINGLE;
-		}
-
-	}
+	/** How the forwarding header is read: a list of hops, RFC 7239's elements, or one address. */
+	private enum HeaderFormat { X_FORWARDED_FOR, FORWARDED, SINGLE }
 
 	/**
 	 * Builds a {@link ClientIpResolver}. Not thread-safe.

@@ -127,6 +127,13 @@ public final class RateLimitClientAutoConfiguration {
 		return methods;
 	}
 
+	// First, so that the other interceptors and filters (authentication, signing, logging) run again on each retry.
+	private static <T> void installFirst(List<T> chain, T retry) {
+		if (!chain.contains(retry)) {
+			chain.add(0, retry);
+		}
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(RestClientCustomizer.class)
 	static class CustomizerConfiguration {
@@ -147,14 +154,6 @@ public final class RateLimitClientAutoConfiguration {
 			};
 		}
 
-		// First, so that the other interceptors (authentication, signing, logging) run again on each retry.
-		private static void installFirst(List<ClientHttpRequestInterceptor> interceptors,
-				RetryAfterInterceptor interceptor) {
-			if (!interceptors.contains(interceptor)) {
-				interceptors.add(0, interceptor);
-			}
-		}
-
 	}
 
 	/** {@code WebClient}: the same rule as a filter, first in every client built from Spring Boot's builder. */
@@ -172,12 +171,7 @@ public final class RateLimitClientAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "rateLimitRetryWebClientCustomizer")
 		WebClientCustomizer rateLimitRetryWebClientCustomizer(RetryAfterExchangeFilter filter) {
-			// First, so that the other filters (authentication, logging) run again on each retry.
-			return (builder) -> builder.filters((filters) -> {
-				if (!filters.contains(filter)) {
-					filters.add(0, filter);
-				}
-			});
+			return (builder) -> builder.filters((filters) -> installFirst(filters, filter));
 		}
 
 	}

@@ -137,10 +137,9 @@ class RateLimitCommonConfiguration {
 
 	private static String missingRedisDependency() {
 		ClassLoader classLoader = RateLimitCommonConfiguration.class.getClassLoader();
-		if (!ClassUtils.isPresent("io.github.ratelimit.redis.RedisRateLimitStore", classLoader)) {
-			return "Add io.github.ratelimit:rate-limit-redis and org.springframework.boot:spring-boot-starter-data-redis";
-		}
-		return "Add org.springframework.boot:spring-boot-starter-data-redis (rate-limit-redis runs on Spring Data Redis)";
+		return ClassUtils.isPresent("io.github.ratelimit.redis.RedisRateLimitStore", classLoader)
+				? "Add org.springframework.boot:spring-boot-starter-data-redis (rate-limit-redis runs on Spring Data Redis)"
+				: "Add io.github.ratelimit:rate-limit-redis and org.springframework.boot:spring-boot-starter-data-redis";
 	}
 
 	@Configuration(proxyBeanMethods = false)

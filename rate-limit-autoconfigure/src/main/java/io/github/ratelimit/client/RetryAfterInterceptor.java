@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 
 import org.apache.commons.logging.Log;
@@ -93,8 +94,9 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 
 	private RetryAfterInterceptor(Builder builder) {
 		this.maxAttempts = builder.maxAttempts;
-		this.baseDelayNanos = nanos(builder.baseDelay);
-		this.maxDelayNanos = nanos(builder.maxDelay);
+		// Saturated: a duration beyond Long.MAX_VALUE nanoseconds counts as that.
+		this.baseDelayNanos = TimeUnit.NANOSECONDS.convert(builder.baseDelay);
+		this.maxDelayNanos = TimeUnit.NANOSECONDS.convert(builder.maxDelay);
 		this.maxTotalWait = builder.maxTotalWait;
 		this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(builder.methods));
 		this.sleeper = builder.sleeper;
@@ -211,10 +213,6 @@ public final class RetryAfterInterceptor implements ClientHttpRequestInterceptor
 		long exponential = (retry >= Long.SIZE - 1 || this.baseDelayNanos > (this.maxDelayNanos >> retry))
 				? this.maxDelayNanos : Math.min(this.maxDelayNanos, this.baseDelayNanos << retry);
 		return Duration.ofNanos((long) (exponential * this.random.nextDouble(0.5, 1.0)));
-	}
-
-	private static long nanos(Duration duration) {
-		return (duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) ? Long.MAX_VALUE : duration.toNanos();
 	}
 
 	/**

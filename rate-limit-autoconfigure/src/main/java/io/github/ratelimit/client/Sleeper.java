@@ -18,7 +18,8 @@ public interface Sleeper {
 		if (Thread.interrupted()) {
 			throw new InterruptedException();
 		}
-		TimeUnit.NANOSECONDS.sleep(saturatedNanos(duration));
+		// convert saturates: a duration beyond Long.MAX_VALUE nanoseconds sleeps that long.
+		TimeUnit.NANOSECONDS.sleep(TimeUnit.NANOSECONDS.convert(duration));
 	};
 
 	/**
@@ -28,9 +29,5 @@ public interface Sleeper {
 	 * @throws InterruptedException when the thread is interrupted while waiting
 	 */
 	void sleep(Duration duration) throws InterruptedException;
-
-	private static long saturatedNanos(Duration duration) {
-		return (duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) ? Long.MAX_VALUE : duration.toNanos();
-	}
 
 }

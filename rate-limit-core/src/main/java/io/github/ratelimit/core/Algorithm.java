@@ -93,12 +93,10 @@ public enum Algorithm {
 	 */
 	public static Algorithm fromId(String name) {
 		String normalized = name.trim().toLowerCase(Locale.ROOT).replace('_', '-');
-		for (Algorithm algorithm : values()) {
-			if (algorithm.id.equals(normalized)) {
-				return algorithm;
-			}
-		}
-		throw new IllegalArgumentException("Unknown algorithm '" + name + "'; supported: " + supportedIds());
+		return Arrays.stream(values())
+			.filter((algorithm) -> algorithm.id.equals(normalized))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("Unknown algorithm '" + name + "'; supported: " + supportedIds()));
 	}
 
 	/**

@@ -124,17 +124,12 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 		String key = acquisition.key();
 		long cost = acquisition.cost();
 		long maxWaitNanos = acquisition.maxWaitNanos();
-		// A quiet read: no read buffer, no maintenance, no expiry recomputed. Its snapshot time is the
-		// decision's clock (one clock read), and its expiry tells whether the entry must be kept longer.
-		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(key);
+		// A quiet read, whose snapshot time is the decision's clock (one clock read).
+		Policy.CacheEntry<String, LimiterState> entry = table.quietEntry(key, limit, maxWaitNanos);
 		if (entry != null) {
-			LimiterState state = entry.getValue();
-			long now = entry.snapshotAt();
-			if (state.limit() == limit && entry.expiresAt() - now >= IdleUntilFresh.neededNanos(limit, maxWaitNanos)) {
-				Decision decision = state.tryAcquire(now, cost, maxWaitNanos);
-				if (decision != null) {
-					return decision;
-				}
+			Decision decision = entry.getValue().tryAcquire(entry.snapshotAt(), cost, maxWaitNanos);
+			if (decision != null) {
+				return decision;
 			}
 		}
 		return table.decide(key, limit, cost, maxWaitNanos, true, RateTable.ACQUIRE);
@@ -193,15 +188,10 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 				refused.add(receipt);
 				continue;
 			}
-			Decision decision;
-			if (receipt == null) {
-				decision = check(acquisition);
-			}
-			else {
-				Decision after = giveBack(receipt);
-				decision = (after != null) ? after : peek(acquisition);
-			}
-			refused.add(new Receipt(acquisition, decision, Receipt.NO_MARK, Receipt.Place.NOWHERE));
+			// Not asked: read for headers. Given back: how the budget reads after, else as it reads now.
+			Decision decision = (receipt != null) ? giveBack(receipt) : check(acquisition);
+			refused.add(new Receipt(acquisition, (decision != null) ? decision : peek(acquisition), Receipt.NO_MARK,
+					Receipt.Place.NOWHERE));
 		}
 		return refused;
 	}
@@ -243,16 +233,11 @@ public final class CaffeineRateLimitStore implements RateLimitStore {
 			return new Receipt(acquisition, tryAcquire(acquisition), Receipt.NO_MARK, Receipt.Place.STORE);
 		}
 		RateTable table = table(acquisition.limitId());
-		Policy.CacheEntry<String, LimiterState> entry = table.policy.getEntryIfPresentQuietly(acquisition.key());
+		Policy.CacheEntry<String, LimiterState> entry = table.quietEntry(acquisition.key(), limit, acquisition.maxWaitNanos());
 		if (entry != null) {
-			LimiterState state = entry.getValue();
-			long now = entry.snapshotAt();
-			if (state.limit() == limit
-					&& entry.expiresAt() - now >= IdleUntilFresh.neededNanos(limit, acquisition.maxWaitNanos())) {
-				Decision decision = state.tryAcquire(now, acquisition.cost(), acquisition.maxWaitNanos());
-				if (decision != null) {
-					return receipt(acquisition, decision, state, now);
-				}
+			Decision decision = entry.getValue().tryAcquire(entry.snapshotAt(), acquisition.cost(), acquisition.maxWaitNanos());
+			if (decision != null) {
+				return receipt(acquisition, decision, entry.getValue(), entry.snapshotAt());
 			}
 		}
 		Receipt[] admitted = new Receipt[1];

@@ -217,36 +217,36 @@ public final class Limit {
 		 */
 		public Limit build() {
 			if (this.limit <= 0) {
-				throw invalid("limit", "limit must be positive, was " + this.limit,
+				throw new InvalidValueException("limit", "limit must be positive, was " + this.limit,
 						"Set a positive number of requests per period");
 			}
 			if (this.algorithm == Algorithm.CONCURRENCY) {
 				return buildConcurrency();
 			}
 			if (this.period.isNegative() || this.period.isZero()) {
-				throw invalid("period", "period must be positive, was " + this.period,
+				throw new InvalidValueException("period", "period must be positive, was " + this.period,
 						"Set a positive duration such as 1s, 1m or 1h");
 			}
 			if (this.period.compareTo(Duration.ofDays(365 * 100L)) > 0) {
-				throw invalid("period", "period must be at most 100 years, was " + this.period, "Shorten the period");
+				throw new InvalidValueException("period", "period must be at most 100 years, was " + this.period, "Shorten the period");
 			}
 			if (this.burst != null && this.burst <= 0) {
-				throw invalid("burst", "burst must be positive, was " + this.burst,
+				throw new InvalidValueException("burst", "burst must be positive, was " + this.burst,
 						"Set a positive burst or leave it unset (it defaults to the limit)");
 			}
 			if (this.burst != null && !this.algorithm.hasBurst() && this.burst != this.limit) {
-				throw invalid("burst", "burst does not apply to " + this.algorithm + " (a window holds its limit)",
+				throw new InvalidValueException("burst", "burst does not apply to " + this.algorithm + " (a window holds its limit)",
 						"Leave burst unset, or use token-bucket or leaky-bucket");
 			}
 			if (this.algorithm == Algorithm.SLIDING_WINDOW_LOG && this.limit > MAX_LOG_LIMIT) {
-				throw invalid("limit", "sliding-window-log keeps one timestamp (8 bytes) per request of the "
+				throw new InvalidValueException("limit", "sliding-window-log keeps one timestamp (8 bytes) per request of the "
 						+ "window, per key: a limit of " + this.limit + " could take " + (this.limit * 8 / 1024)
 						+ " KiB per key; the most it accepts is " + MAX_LOG_LIMIT,
 						"Use sliding-window-counter (16 bytes per key) for large limits");
 			}
 			if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER && (Math.multiplyHigh(this.limit, this.period.toNanos()) != 0
 					|| this.limit * this.period.toNanos() > MAX_COUNTER_PRODUCT)) {
-				throw invalid("limit", "sliding-window-counter computes exactly with limit x period in "
+				throw new InvalidValueException("limit", "sliding-window-counter computes exactly with limit x period in "
 						+ "nanoseconds, which must stay below 2^61; " + this.limit + " per " + this.period
 						+ " is too large", "Shorten the period or lower the limit");
 			}
@@ -254,19 +254,19 @@ public final class Limit {
 				// The RateLimit headers carry it as a structured-field integer, at most 15 digits: a larger one
 				// would make clients drop the whole header, every policy's.
 				String field = (this.limit > MAX_HEADER_INTEGER) ? "limit" : "burst";
-				throw invalid(field, field + " must be at most 999,999,999,999,999 (15 digits, what the RateLimit "
+				throw new InvalidValueException(field, field + " must be at most 999,999,999,999,999 (15 digits, what the RateLimit "
 						+ "headers can carry), was " + ((this.limit > MAX_HEADER_INTEGER) ? this.limit : this.burst),
 						"Lower it; for no limit at all, exempt the requests instead");
 			}
 			if (this.limit > this.period.toNanos()) {
-				throw invalid("limit", "limit must be at most one per nanosecond of period, was "
+				throw new InvalidValueException("limit", "limit must be at most one per nanosecond of period, was "
 						+ this.limit + " per " + this.period, "Lower the limit or lengthen the period");
 			}
 			long burst = (this.burst != null) ? this.burst : this.limit;
 			long interval = -Math.floorDiv(-this.period.toNanos(), this.limit);
 			if (Math.multiplyHigh(interval, burst) != 0 || interval * burst < 0
 					|| interval * burst > Duration.ofDays(365 * 100L).toNanos()) {
-				throw invalid("burst", "burst " + burst + " takes longer than 100 years to refill at "
+				throw new InvalidValueException("burst", "burst " + burst + " takes longer than 100 years to refill at "
 						+ this.limit + " per " + this.period, "Lower the burst");
 			}
 			return new Limit(this);
@@ -274,23 +274,19 @@ public final class Limit {
 
 		private Limit buildConcurrency() {
 			if (!this.period.isZero()) {
-				throw invalid("period", "period does not apply to concurrency, which limits requests in flight, "
+				throw new InvalidValueException("period", "period does not apply to concurrency, which limits requests in flight, "
 						+ "not per period", "Leave period unset");
 			}
 			if (this.burst != null && this.burst != this.limit) {
-				throw invalid("burst", "burst does not apply to concurrency", "Leave burst unset");
+				throw new InvalidValueException("burst", "burst does not apply to concurrency", "Leave burst unset");
 			}
 			if (this.limit > MAX_CONCURRENCY_LIMIT) {
-				throw invalid("limit", "a concurrency limit holds one slot per request in flight; " + this.limit
+				throw new InvalidValueException("limit", "a concurrency limit holds one slot per request in flight; " + this.limit
 						+ " per key is more than the " + MAX_CONCURRENCY_LIMIT + " it accepts",
 						"Lower the limit to at most " + MAX_CONCURRENCY_LIMIT);
 			}
 			this.period = CONCURRENCY_PERIOD;
 			return new Limit(this);
-		}
-
-		private static InvalidValueException invalid(String name, String problem, String action) {
-			return new InvalidValueException(name, problem, action);
 		}
 	}
 }

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * The states of one rate limit in a {@link CaffeineRateLimitStore}: the tracked states, expiring when
  * fresh again ({@link IdleUntilFresh}), those just expired while a thread may still hold them (a
  * weak-valued side map), and the limit's {@link OverflowBudgets} for the keys a full table does not
- * track. The store decides a tracked key quietly on {@link #policy} itself; everything else comes here:
+ * track. The store decides a tracked key quietly on {@link #quietEntry}; everything else comes here:
  * the full path of an operation ({@link #decide}), checks, reads, give-backs and resets. The class
  * description of {@link CaffeineRateLimitStore} tells why each part is there.
  */
@@ -40,8 +40,8 @@ final class RateTable {
 
 	private final Cache<String, LimiterState> states;
 
-	/** Read quietly by the store's fast path: no read buffer, no maintenance, no expiry recomputed. */
-	final Policy<String, LimiterState> policy;
+	/** Read quietly: no read buffer, no maintenance, no expiry recomputed. */
+	private final Policy<String, LimiterState> policy;
 
 	private final Cache<String, LimiterState> removedButReachable;
 
@@ -80,6 +80,16 @@ final class RateTable {
 			.build();
 		this.policy = this.states.policy();
 		this.expiration = this.policy.expireVariably().orElseThrow();
+	}
+
+	/**
+	 * Returns the key's entry when the store may decide on it quietly (its fast path): its state is of this very
+	 * limit, and the entry has what the operation may need left before it expires. {@code null}: take the full path.
+	 */
+	Policy.@Nullable CacheEntry<String, LimiterState> quietEntry(String key, Limit limit, long maxWaitNanos) {
+		Policy.CacheEntry<String, LimiterState> entry = this.policy.getEntryIfPresentQuietly(key);
+		return (entry != null && entry.getValue().limit() == limit
+				&& entry.expiresAt() - entry.snapshotAt() >= IdleUntilFresh.neededNanos(limit, maxWaitNanos)) ? entry : null;
 	}
 
 	/**

@@ -7,6 +7,7 @@ import java.util.Enumeration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -50,7 +51,7 @@ import io.github.ratelimit.web.ClientIpSource;
  * request the container created, where no wrapper can change it, for the resolver that found it.
  *
  * <p><b>Keys</b> ({@link ServletClientIps#resolve}) name the client's network: IPv6 addresses are
- * cut to {@linkplain #getIpv6Prefix() a prefix} (a /64 by default, since one subscriber holds a whole
+ * cut to {@linkplain Builder#ipv6Prefix(int) a prefix} (a /64 by default, since one subscriber holds a whole
  * /64), IPv4 addresses to theirs (/32 by default), so {@code 2001:db8:7:8::1} is keyed
  * {@code 2001:db8:7:8::/64} and a network of full length is the bare address. Trusted proxies are
  * always matched against the full address.
@@ -96,8 +97,8 @@ public final class ClientIpResolver {
 	/** The longest unparsable remote address returned as is. */
 	private static final int MAX_RAW_REMOTE_LENGTH = 64;
 
-	/** The characters of an RFC 9110 token besides letters and digits. */
-	private static final String TOKEN_SYMBOLS = "!#$%&'*+-.^_`|~";
+	/** An RFC 9110 token: ASCII letters and digits ({@code \w} without UNICODE_CHARACTER_CLASS) and !#$%&'*+-.^_`|~. */
+	private static final Pattern TOKEN = Pattern.compile("[\\w!#$%&'*+.^`|~-]+");
 
 	final List<IpAddressRange> trustedProxies;
 
@@ -107,23 +108,15 @@ public final class ClientIpResolver {
 
 	final int ipv4Prefix;
 
-	private final int ipv6Prefix;
+	final int ipv6Prefix;
 
 	final ClientIpSource source;
-
-	/**
-	 * Creates a resolver with the defaults of {@link #builder()} and the given trusted proxies.
-	 * @param trustedProxies the address ranges of proxies whose {@code X-Forwarded-For} entries
-	 * are believed; empty to ignore forwarding headers
-	 */
-	ClientIpResolver(List<IpAddressRange> trustedProxies) {
-		this(builder().trustedProxies(trustedProxies));
-	}
 
 	private ClientIpResolver(Builder builder) {
 		this.trustedProxies = builder.trustedProxies;
 		this.header = builder.header;
-		this.format = HeaderFormat.of(builder.header);
+		this.format = builder.header.equalsIgnoreCase(X_FORWARDED_FOR) ? HeaderFormat.X_FORWARDED_FOR
+				: builder.header.equalsIgnoreCase(FORWARDED) ? HeaderFormat.FORWARDED : HeaderFormat.SINGLE;
 		this.ipv4Prefix = builder.ipv4Prefix;
 		this.ipv6Prefix = builder.ipv6Prefix;
 		this.source = builder.source;
@@ -139,21 +132,9 @@ public final class ClientIpResolver {
 		return new Builder();
 	}
 
-	List<IpAddressRange> getTrustedProxies() {
-		return this.trustedProxies;
-	}
-
 	/** The forwarding header read from trusted proxies. */
 	public String getHeader() {
 		return this.header;
-	}
-
-	int getIpv4Prefix() {
-		return this.ipv4Prefix;
-	}
-
-	int getIpv6Prefix() {
-		return this.ipv6Prefix;
 	}
 
 	public ClientIpSource getSource() {
@@ -319,11 +300,7 @@ public final class ClientIpResolver {
 
 	/** Whether a text is an RFC 9110 token, as header names are. */
 	public static boolean isToken(@Nullable String text) {
-		return text != null && !text.isEmpty() && text.chars().allMatch(ClientIpResolver::isTokenChar);
-	}
-
-	static boolean isTokenChar(int c) {
-		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || TOKEN_SYMBOLS.indexOf(c) >= 0;
+		return text != null && TOKEN.matcher(text).matches();
 	}
 
 	/** What a request's walk of the forwarding header found, and from what. */
@@ -331,18 +308,8 @@ public final class ClientIpResolver {
 			@Nullable InetAddress client) {
 	}
 
-	private enum HeaderFormat {
-
-		X_FORWARDED_FOR, FORWARDED, SINGLE;
-
-		static HeaderFormat of(String header) {
-			if (header.equalsIgnoreCase(ClientIpResolver.X_FORWARDED_FOR)) {
-				return X_FORWARDED_FOR;
-			}
-			return header.equalsIgnoreCase(ClientIpResolver.FORWARDED) ? FORWARDED : SINGLE;
-		}
-
-	}
+	/** How the forwarding header is read: a list of hops, RFC 7239's elements, or one address. */
+	private enum HeaderFormat { X_FORWARDED_FOR, FORWARDED, SINGLE }
 
 	/**
 	 * Builds a {@link ClientIpResolver}. Not thread-safe.

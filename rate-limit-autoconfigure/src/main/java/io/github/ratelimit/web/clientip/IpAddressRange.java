@@ -142,13 +142,8 @@ public final class IpAddressRange {
 
 	@Override
 	public boolean equals(@Nullable Object obj) {
-		if (this == obj) {
-			return true;
-		}
-		if (!(obj instanceof IpAddressRange other)) {
-			return false;
-		}
-		return this.prefixLength == other.prefixLength && Arrays.equals(this.network, other.network);
+		return this == obj || (obj instanceof IpAddressRange other && this.prefixLength == other.prefixLength
+				&& Arrays.equals(this.network, other.network));
 	}
 
 	@Override

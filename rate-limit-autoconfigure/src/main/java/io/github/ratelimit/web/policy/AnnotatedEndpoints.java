@@ -78,17 +78,14 @@ public final class AnnotatedEndpoints implements HandlerPolicies, SmartInitializ
 		this.byMethod = Map.copyOf(byMethod);
 	}
 
-	@Override
-	public List<RateLimitPolicy> policiesFor(LimitedRequest request, @Nullable Object handler) {
-		return policiesFor(handler);
-	}
-
 	/**
 	 * Returns the policies of a handler.
+	 * @param request the request
 	 * @param handler the handler Spring MVC dispatches a request to, or {@code null}
 	 * @return the policies; empty when the handler is not an annotated handler method
 	 */
-	List<RateLimitPolicy> policiesFor(@Nullable Object handler) {
+	@Override
+	public List<RateLimitPolicy> policiesFor(LimitedRequest request, @Nullable Object handler) {
 		if (handler instanceof HandlerMethod handlerMethod) {
 			return this.byMethod.getOrDefault(handlerMethod.getMethod(), List.of());
 		}

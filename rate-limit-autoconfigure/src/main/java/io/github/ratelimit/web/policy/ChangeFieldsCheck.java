@@ -3,8 +3,6 @@ package io.github.ratelimit.web.policy;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
 import org.springframework.boot.actuate.endpoint.OperationType;
@@ -31,20 +29,14 @@ public final class ChangeFieldsCheck implements OperationInvokerAdvisor {
 			return invoker;
 		}
 		Set<String> known = parameters.stream().map(OperationParameter::getName).collect(Collectors.toUnmodifiableSet());
-		return (context) -> {
-			String unknown = unknownField(context, known);
-			return (unknown != null) ? badRequest(context, unknown) : invoker.invoke(context);
-		};
-	}
-
-	private static @Nullable String unknownField(InvocationContext context, Set<String> known) {
 		// The arguments are the path's selectors, the query's parameters and the JSON body's fields.
-		for (String name : context.getArguments().keySet()) {
-			if (!known.contains(name)) {
-				return name;
-			}
-		}
-		return null;
+		return (context) -> context.getArguments()
+			.keySet()
+			.stream()
+			.filter((name) -> !known.contains(name))
+			.findFirst()
+			.<Object>map((unknown) -> badRequest(context, unknown))
+			.orElseGet(() -> invoker.invoke(context));
 	}
 
 	private static WebEndpointResponse<Object> badRequest(InvocationContext context, String field) {

@@ -351,13 +351,7 @@ public final class ConfiguredLimits {
 			}
 			List<RateLimitPolicy> applied = new ArrayList<>();
 			for (String name : rule.policies()) {
-				RateLimitPolicy policy = policies.get(name.trim());
-				if (policy == null) {
-					throw new RateLimitConfigurationException(prefix + ".policies", "no policy named '" + name + "'",
-							"Define it under rate-limit.policies." + name.trim() + " (defined: "
-									+ String.join(", ", policies.names()) + ")");
-				}
-				applied.add(policy);
+				applied.add(policies.require(name, prefix + ".policies"));
 			}
 			rules.add(new PathRule(pattern, methods, applied));
 		}

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.boot.json.JsonWriter;
 
@@ -36,15 +37,10 @@ final class OverrideFormat {
 	/** The values set, in this order; unset ones left out, periods in ISO-8601. */
 	private static Map<String, Object> values(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst) {
 		Map<String, Object> values = new LinkedHashMap<>();
-		if (limit != null) {
-			values.put("limit", limit);
-		}
-		if (period != null) {
-			values.put("period", period.toString());
-		}
-		if (burst != null) {
-			values.put("burst", burst);
-		}
+		PropertyMapper map = PropertyMapper.get();
+		map.from(limit).to((value) -> values.put("limit", value));
+		map.from(period).as(Duration::toString).to((value) -> values.put("period", value));
+		map.from(burst).to((value) -> values.put("burst", value));
 		return values;
 	}
 

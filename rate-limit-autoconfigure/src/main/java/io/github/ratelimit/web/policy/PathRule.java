@@ -19,12 +19,11 @@ import org.springframework.web.util.pattern.PathPattern;
 public record PathRule(PathPattern pattern, Set<String> methods, List<RateLimitPolicy> policies) {
 
 	public PathRule {
-		if (methods.contains("GET") && !methods.contains("HEAD")) {
-			Set<String> withHead = new HashSet<>(methods);
-			withHead.add("HEAD");
-			methods = withHead;
+		Set<String> all = new HashSet<>(methods);
+		if (methods.contains("GET")) {
+			all.add("HEAD");
 		}
-		methods = Set.copyOf(methods);
+		methods = Set.copyOf(all);
 		policies = List.copyOf(policies);
 	}
 

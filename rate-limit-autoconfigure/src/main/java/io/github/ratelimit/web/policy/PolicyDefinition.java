@@ -62,11 +62,10 @@ public record PolicyDefinition(String id, String name, String originPrefix, bool
 	/**
 	 * Validates and builds the limit of a policy's (or a plan's) values: what start-up and a change at
 	 * run time check alike.
-	 * @param algorithm the algorithm
 	 * @return the limit
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
-	Limit limit(Algorithm algorithm) {
+	Limit toLimit() {
 		if (limit() == null) {
 			throw new RateLimitConfigurationException(origin("limit"), "no limit is set",
 					"Set the number of requests allowed per period, e.g. 100");
@@ -121,7 +120,7 @@ public record PolicyDefinition(String id, String name, String originPrefix, bool
 	 * Validates how long a request may wait for its turn.
 	 * @return nanoseconds; 0 when the policy rejects instead (on-limit: reject)
 	 */
-	long maxDelayNanos(Algorithm algorithm) {
+	long maxDelayNanos() {
 		Duration maxDelay = maxDelay();
 		if (maxDelay.isNegative()) {
 			throw new RateLimitConfigurationException(origin("max-delay"),
@@ -155,12 +154,11 @@ public record PolicyDefinition(String id, String name, String originPrefix, bool
 	/**
 	 * Validates what the limit does not: the name the headers carry, and what count, on-limit and cost may
 	 * go with.
-	 * @param limit the policy's limit, validated ({@link #limit})
+	 * @param limit the policy's limit, validated ({@link #toLimit})
 	 * @return how long a request may wait for its turn, in nanoseconds; 0 when the policy rejects at once
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
 	long validate(Limit limit) {
-		Algorithm algorithm = limit.algorithm();
 		if (!name().chars().allMatch((c) -> c >= 0x20 && c <= 0x7E)) {
 			// The RateLimit headers carry the name as a structured-field string, printable ASCII only: another
 			// character would be sent as '?', so the headers would not name the policy the 429's body names.
@@ -176,7 +174,7 @@ public record PolicyDefinition(String id, String name, String originPrefix, bool
 							+ "concurrency (a slot is taken when a request arrives, before its response says whether it counts)",
 					"Use count: all (the default) for a concurrency limit, or a rate algorithm");
 		}
-		long maxDelayNanos = maxDelayNanos(algorithm);
+		long maxDelayNanos = maxDelayNanos();
 		if (maxDelayNanos > 0 && count() != CountMode.ALL) {
 			throw new RateLimitConfigurationException(origin("on-limit"),
 					"on-limit: delay cannot go with count: " + count().name().toLowerCase(Locale.ROOT)

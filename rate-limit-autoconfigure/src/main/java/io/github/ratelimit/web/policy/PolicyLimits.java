@@ -25,8 +25,6 @@ final class PolicyLimits {
 	/** The configured values: from start-up, or from a refresh of the configuration. */
 	private volatile PolicyDefinition definition;
 
-	private final Algorithm algorithm;
-
 	private final AtomicLong highestCost;
 
 	private volatile Map<String, RateLimitPolicy.Plan> configuredPlans = Map.of();
@@ -49,7 +47,6 @@ final class PolicyLimits {
 
 	PolicyLimits(PolicyDefinition definition, Limit limit, long cost) {
 		this.definition = definition;
-		this.algorithm = limit.algorithm();
 		this.highestCost = new AtomicLong(cost);
 		this.configured = new InForce(limit, Map.of());
 		this.inForce = this.configured;
@@ -62,6 +59,13 @@ final class PolicyLimits {
 	 * @param plans the plans' limits, by name
 	 */
 	record InForce(Limit limit, Map<String, Limit> plans) {
+
+		/** For logs, e.g. {@code token-bucket(limit=2, period=PT1M, burst=2) plans={pro=...}}. */
+		@Override
+		public String toString() {
+			return this.limit + (this.plans.isEmpty() ? "" : " plans=" + this.plans);
+		}
+
 	}
 
 	InForce inForce() {
@@ -157,7 +161,7 @@ final class PolicyLimits {
 	private InForce resolve(PolicyDefinition base, Map<String, RateLimitPolicy.Plan> basePlans,
 			RateLimitPolicy.Change change) {
 		PolicyDefinition changed = base.with(base.originPrefix(), change.limit(), change.period(), change.burst());
-		Limit limit = changed.limit(this.algorithm);
+		Limit limit = changed.toLimit();
 		checkBurst(limit, base.originPrefix(), "the burst (" + limit.burst() + ") would be", "Raise the burst or the limit");
 		Map<String, Limit> plans = plans(changed, (change.plans() != null) ? change.plans() : basePlans);
 		return new InForce(limit, plans);
@@ -179,7 +183,7 @@ final class PolicyLimits {
 				throw new RateLimitConfigurationException(prefix, "a plan needs a name", "Name the plan, e.g. pro");
 			}
 			PolicyDefinition definition = base.with(prefix, plan.limit(), plan.period(), plan.burst());
-			Limit limit = definition.limit(this.algorithm);
+			Limit limit = definition.toLimit();
 			checkBurst(limit, prefix, "the burst of plan '" + name + "' (" + limit.burst() + ") is",
 					"Raise the plan's burst or limit, or lower the cost");
 			limits.put(name.trim(), limit);
@@ -216,7 +220,7 @@ final class PolicyLimits {
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
 	synchronized void slowDown(RateLimitPolicy.SlowDown slowDown, String prefix) {
-		if (this.algorithm == Algorithm.CONCURRENCY) {
+		if (this.definition.algorithm() == Algorithm.CONCURRENCY) {
 			throw new RateLimitConfigurationException(prefix, "slow-down does not apply to algorithm: concurrency, "
 					+ "which limits requests in flight, not a budget spent over time",
 					"Remove slow-down, or use a rate algorithm such as token-bucket");
@@ -275,18 +279,13 @@ final class PolicyLimits {
 		return this.slowDown;
 	}
 
-	/** Whether the policy slows requests down. */
-	boolean slowsDown() {
-		return this.slowDown != null;
-	}
-
 	/**
 	 * Bans a key that keeps running into the policy's limit, validated here.
 	 * @param prefix the property prefix of the values, e.g. {@code rate-limit.policies.login.ban}
 	 * @throws RateLimitConfigurationException naming the bad value's property
 	 */
 	synchronized void ban(RateLimitPolicy.BanSettings settings, String prefix) {
-		if (this.algorithm == Algorithm.CONCURRENCY) {
+		if (this.definition.algorithm() == Algorithm.CONCURRENCY) {
 			throw new RateLimitConfigurationException(prefix, "ban does not apply to algorithm: concurrency, whose "
 					+ "requests are refused only while others of the key are in flight",
 					"Remove ban, or use a rate algorithm such as token-bucket");

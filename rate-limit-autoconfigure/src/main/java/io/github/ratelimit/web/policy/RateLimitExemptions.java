@@ -58,27 +58,22 @@ public final class RateLimitExemptions {
 	 * @throws io.github.ratelimit.web.key.UnreadableRequestException when the condition throws
 	 */
 	public boolean isExempt(LimitedRequest request) {
-		if (!this.ips.isEmpty()) {
-			// The connection's peer as Tomcat writes it (127.0.0.1): compared as bits, not parsed.
-			long ipv4 = request.clientIpv4Bits();
-			if (ipv4 >= 0) {
-				for (int i = 0; i < this.ips.size(); i++) {
-					if (this.ips.get(i).containsIpv4((int) ipv4)) {
-						return true;
-					}
-				}
-				return this.when != null && this.when.test(request);
-			}
-			// The client's own address, not the network its key is made of (an IPv6 client's /64).
-			InetAddress client = request.clientAddress();
-			if (client != null) {
-				for (IpAddressRange range : this.ips) {
-					if (range.contains(client)) {
-						return true;
-					}
+		return (!this.ips.isEmpty() && hasExemptIp(request)) || (this.when != null && this.when.test(request));
+	}
+
+	private boolean hasExemptIp(LimitedRequest request) {
+		// The connection's peer as Tomcat writes it (127.0.0.1): compared as bits, not parsed.
+		long ipv4 = request.clientIpv4Bits();
+		if (ipv4 >= 0) {
+			for (int i = 0; i < this.ips.size(); i++) {
+				if (this.ips.get(i).containsIpv4((int) ipv4)) {
+					return true;
 				}
 			}
+			return false;
 		}
-		return this.when != null && this.when.test(request);
+		// The client's own address, not the network its key is made of (an IPv6 client's /64).
+		InetAddress client = request.clientAddress();
+		return client != null && this.ips.stream().anyMatch((range) -> range.contains(client));
 	}
 }

@@ -64,12 +64,7 @@ public final class RateLimitPolicies {
 		List<RateLimitPolicy> named = new ArrayList<>(names.size());
 		for (String listed : names) {
 			for (String name : listed.split(",")) {
-				RateLimitPolicy policy = get(name.trim());
-				if (policy == null) {
-					throw new RateLimitConfigurationException(origin, "no policy named '" + name.trim() + "'",
-							"Define it under rate-limit.policies." + name.trim() + " (defined: "
-									+ String.join(", ", names()) + ")");
-				}
+				RateLimitPolicy policy = require(name.trim(), origin);
 				if (named.stream().noneMatch((other) -> other.id().equals(policy.id()))) {
 					named.add(policy);
 				}
@@ -80,6 +75,22 @@ public final class RateLimitPolicies {
 					"Name one or more policies of rate-limit.policies: RateLimited=api,per-user");
 		}
 		return named;
+	}
+
+	/**
+	 * Finds a policy that must exist.
+	 * @param name its name as written (looked up trimmed)
+	 * @param origin where it is named, for the error
+	 * @return the policy
+	 * @throws RateLimitConfigurationException when no policy has that name
+	 */
+	RateLimitPolicy require(String name, String origin) {
+		RateLimitPolicy policy = get(name.trim());
+		if (policy == null) {
+			throw new RateLimitConfigurationException(origin, "no policy named '" + name + "'",
+					"Define it under rate-limit.policies." + name.trim() + " (defined: " + String.join(", ", names()) + ")");
+		}
+		return policy;
 	}
 
 	/**
@@ -161,19 +172,20 @@ public final class RateLimitPolicies {
 
 	/** Applies here, then stores for every instance; undone here when the store did not take it. */
 	private void put(RateLimitPolicy policy, RateLimitPolicy.@Nullable Change change, String from, String to) {
-		RateLimitPolicy.Change previous = policy.override();
-		String before = policy.replace(change);
+		PolicyLimits limits = policy.limits();
+		RateLimitPolicy.Change previous = limits.change();
+		PolicyLimits.InForce before = limits.replace(change);
 		SharedPolicyOverrides overrides = this.shared;
 		if (overrides != null) {
 			try {
 				overrides.storeOverride(policy.name(), (change != null) ? OverrideFormat.write(change) : null);
 			}
 			catch (RuntimeException ex) {
-				policy.replace(previous);
+				limits.replace(previous);
 				throw (ex instanceof IllegalStateException state) ? state : new IllegalStateException(ex.getMessage(), ex);
 			}
 		}
-		logger.info("Rate limit policy '" + policy.name() + "' " + from + before + to + policy.describeInForce()
+		logger.info("Rate limit policy '" + policy.name() + "' " + from + before + to + limits.inForce()
 				+ ((overrides != null) ? " (kept in the shared store for every instance)" : ""));
 	}
 
@@ -187,30 +199,31 @@ public final class RateLimitPolicies {
 		boolean startUp = !this.read;
 		this.read = true;
 		for (RateLimitPolicy policy : this.byName.values()) {
+			PolicyLimits limits = policy.limits();
 			String value = stored.get(policy.name());
 			String prefix = "rate-limit.policies." + policy.name();
 			try {
 				RateLimitPolicy.Change wanted = (value != null) ? OverrideFormat.read(value, prefix) : null;
-				if (Objects.equals(wanted, policy.override())) {
+				if (Objects.equals(wanted, limits.change())) {
 					continue;
 				}
-				String before = policy.replace(wanted);
+				PolicyLimits.InForce before = limits.replace(wanted);
 				if (startUp && wanted != null) {
 					logger.warn("Rate limit policy '" + policy.name() + "' is changed by an override kept in the shared "
-							+ "store: " + policy.describeInForce() + " instead of the configured "
-							+ policy.describeConfigured() + " (" + value + "); DELETE /actuator/ratelimits/"
+							+ "store: " + limits.inForce() + " instead of the configured "
+							+ limits.configured() + " (" + value + "); DELETE /actuator/ratelimits/"
 							+ policy.name() + " returns every instance to the configured values");
 				}
 				else {
 					logger.info("Rate limit policy '" + policy.name() + "' "
 							+ ((wanted != null) ? "changed on another instance from " + before + " to "
 									: "restored on another instance from " + before + " to its configured ")
-							+ policy.describeInForce());
+							+ limits.inForce());
 				}
 			}
 			catch (RateLimitConfigurationException ex) {
 				logger.error("Rate limit policy '" + policy.name() + "': the override kept in the shared store ("
-						+ value + ") cannot be applied: " + ex.getMessage() + "; keeping " + policy.describeInForce());
+						+ value + ") cannot be applied: " + ex.getMessage() + "; keeping " + limits.inForce());
 			}
 		}
 	}
@@ -232,21 +245,22 @@ public final class RateLimitPolicies {
 		if (policy == null) {
 			return false;
 		}
-		String configured = policy.describeConfigured();
+		PolicyLimits limits = policy.limits();
+		String configured = limits.configured().toString();
 		String before;
 		try {
-			before = policy.reconfigure(limit, period, burst, plans);
+			before = limits.reconfigure(limit, period, burst, plans).toString();
 		}
 		catch (RateLimitConfigurationException ex) {
-			logger.error("Rate limit policy '" + name + "' keeps " + policy.describeInForce()
+			logger.error("Rate limit policy '" + name + "' keeps " + limits.inForce()
 					+ ": the refreshed configuration is refused: " + ex.getMessage());
 			return false;
 		}
-		String now = policy.describeInForce();
-		if (!configured.equals(policy.describeConfigured()) || !before.equals(now)) {
+		String now = limits.inForce().toString();
+		if (!configured.equals(limits.configured().toString()) || !before.equals(now)) {
 			logger.info("Rate limit policy '" + name + "' refreshed from " + before + " to " + now
-					+ (policy.isOverridden() ? " (a change made at run time stays over the configured "
-							+ policy.describeConfigured() + ")" : ""));
+					+ (limits.isOverridden() ? " (a change made at run time stays over the configured "
+							+ limits.configured() + ")" : ""));
 		}
 		return true;
 	}

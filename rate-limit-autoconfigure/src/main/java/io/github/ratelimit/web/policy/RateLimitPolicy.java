@@ -94,7 +94,7 @@ public final class RateLimitPolicy {
 	 * @throws RateLimitConfigurationException naming the bad value's origin
 	 */
 	static RateLimitPolicy define(PolicyDefinition definition, KeyResolvers keyResolvers) {
-		Limit limit = definition.limit(definition.algorithm());
+		Limit limit = definition.toLimit();
 		long maxDelayNanos = definition.validate(limit);
 		long cost = definition.cost();
 		RequestValue keyResolver = keyResolvers.forSpec(definition.key(), definition.origin("key"));
@@ -214,7 +214,7 @@ public final class RateLimitPolicy {
 	 * that could not decide)
 	 */
 	public long slowDownNanos(Receipt receipt) {
-		if (!this.limits.slowsDown() || !receipt.holdsCost()) {
+		if (slowDown() == null || !receipt.holdsCost()) {
 			return 0;
 		}
 		return this.limits.slowDownNanos(limit().burst() - receipt.decision().remaining() - this.cost);
@@ -225,7 +225,7 @@ public final class RateLimitPolicy {
 	 * @return {@code true} when it does
 	 */
 	public boolean slowsDown() {
-		return this.limits.slowsDown();
+		return slowDown() != null;
 	}
 
 	/**
@@ -306,43 +306,6 @@ public final class RateLimitPolicy {
 	}
 
 	/**
-	 * Puts a whole change in force over the configured values (not merged with earlier changes), or
-	 * returns to the configured values for {@code null}, validated as at start-up.
-	 * @param change the change, as kept for every instance
-	 * @return a description of what was in force before, for logs
-	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
-	 */
-	String replace(@Nullable Change change) {
-		return describe(this.limits.replace(change));
-	}
-
-	/**
-	 * Takes new configured values (a refreshed configuration), validated as at start-up; a change made at
-	 * run time stays over them.
-	 * @return a description of what was in force before, for logs
-	 * @throws RateLimitConfigurationException naming the bad value's property; nothing changed then
-	 */
-	String reconfigure(@Nullable Long limit, @Nullable Duration period, @Nullable Long burst, Map<String, Plan> plans) {
-		return describe(this.limits.reconfigure(limit, period, burst, plans));
-	}
-
-	/**
-	 * Returns the change in force, merged over every change since start-up or the last restore.
-	 * @return the change, {@code null} when the configured values are in force
-	 */
-	@Nullable Change override() {
-		return this.limits.change();
-	}
-
-	/**
-	 * Describes the configured values, for logs.
-	 * @return e.g. {@code token-bucket(limit=2, period=PT1M, burst=2)}
-	 */
-	String describeConfigured() {
-		return describe(this.limits.configured());
-	}
-
-	/**
 	 * Returns whether the values in force were changed at run time.
 	 * @return {@code true} after a {@link RateLimitPolicies#change}, until {@link RateLimitPolicies#restore}
 	 */
@@ -356,18 +319,6 @@ public final class RateLimitPolicy {
 	 */
 	public Map<String, Limit> plans() {
 		return this.limits.inForce().plans();
-	}
-
-	/**
-	 * Describes the values in force, for logs.
-	 * @return e.g. {@code token-bucket(limit=2, period=PT1M, burst=2) plans={pro=...}}
-	 */
-	String describeInForce() {
-		return describe(this.limits.inForce());
-	}
-
-	private static String describe(PolicyLimits.InForce inForce) {
-		return inForce.limit() + (inForce.plans().isEmpty() ? "" : " plans=" + inForce.plans());
 	}
 
 	/**

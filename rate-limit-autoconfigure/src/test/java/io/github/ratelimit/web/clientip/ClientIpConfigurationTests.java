@@ -48,10 +48,10 @@ class ClientIpConfigurationTests {
 		this.runner.run((context) -> {
 			ClientIpResolver resolver = context.getBean(ClientIpResolver.class);
 			assertThat(resolver.getHeader()).isEqualTo("X-Forwarded-For");
-			assertThat(resolver.getIpv4Prefix()).isEqualTo(32);
-			assertThat(resolver.getIpv6Prefix()).isEqualTo(64);
+			assertThat(resolver.ipv4Prefix).isEqualTo(32);
+			assertThat(resolver.ipv6Prefix).isEqualTo(64);
 			assertThat(resolver.getSource()).isEqualTo(ClientIpSource.CONNECTION);
-			assertThat(resolver.getTrustedProxies()).isEmpty();
+			assertThat(resolver.trustedProxies).isEmpty();
 		});
 	}
 
@@ -63,8 +63,8 @@ class ClientIpConfigurationTests {
 			.run((context) -> {
 				ClientIpResolver resolver = context.getBean(ClientIpResolver.class);
 				assertThat(resolver.getHeader()).isEqualTo("Forwarded");
-				assertThat(resolver.getIpv4Prefix()).isEqualTo(24);
-				assertThat(resolver.getIpv6Prefix()).isEqualTo(56);
+				assertThat(resolver.ipv4Prefix).isEqualTo(24);
+				assertThat(resolver.ipv6Prefix).isEqualTo(56);
 			});
 		this.runner.withPropertyValues("rate-limit.client-ip.source=container")
 			.run((context) -> assertThat(context.getBean(ClientIpResolver.class).getSource())

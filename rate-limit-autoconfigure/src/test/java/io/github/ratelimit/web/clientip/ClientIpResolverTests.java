@@ -272,14 +272,15 @@ class ClientIpResolverTests {
 	@Test
 	void trustedProxiesAreCopied() {
 		List<IpAddressRange> ranges = new ArrayList<>(List.of(IpAddressRange.parse("10.0.0.0/8")));
-		ClientIpResolver resolver = new ClientIpResolver(ranges);
+		ClientIpResolver resolver = ClientIpResolver.builder().trustedProxies(ranges).build();
 		ranges.clear();
-		assertThat(resolver.getTrustedProxies()).containsExactly(IpAddressRange.parse("10.0.0.0/8"));
+		assertThat(resolver.trustedProxies).containsExactly(IpAddressRange.parse("10.0.0.0/8"));
 	}
 
 	@Test
 	void rejectsNullRanges() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new ClientIpResolver(Arrays.asList((IpAddressRange) null)));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ClientIpResolver.builder().trustedProxies(Arrays.asList((IpAddressRange) null)));
 	}
 
 	@Test

@@ -78,14 +78,14 @@ class BruteForcePolicyTests {
 	void aRuntimeChangeOrAPlanThatLeavesNothingToSlowDownIsRefusedNamingTheBurst() {
 		RateLimitPolicy login = login(Algorithm.TOKEN_BUCKET, 5, 1).withSlowDown(slowDown(2, "1s", "8s"), "slow-down");
 		assertThatExceptionOfType(RateLimitConfigurationException.class)
-			.isThrownBy(() -> login.replace(new RateLimitPolicy.Change(2L, null, null, null)))
+			.isThrownBy(() -> login.limits().replace(new RateLimitPolicy.Change(2L, null, null, null)))
 			.satisfies((ex) -> assertThat(ex.getOrigin()).isEqualTo("rate-limit.policies.login.burst"))
 			.withMessageContaining("the burst (2) would be no more than slow-down.after (2)");
 		assertThat(login.limit().limit()).as("nothing changed").isEqualTo(5);
 		RateLimitPolicy planned = login(Algorithm.TOKEN_BUCKET, 5, 1).withPlans("header:X-Plan", Map.of(), this.keyResolvers,
 				"rate-limit.policies.login").withSlowDown(slowDown(2, "1s", "8s"), "slow-down");
 		assertThatExceptionOfType(RateLimitConfigurationException.class)
-			.isThrownBy(() -> planned.replace(new RateLimitPolicy.Change(null, null, null,
+			.isThrownBy(() -> planned.limits().replace(new RateLimitPolicy.Change(null, null, null,
 					Map.of("trial", new RateLimitPolicy.Plan(2L, null, null)))))
 			.satisfies((ex) -> assertThat(ex.getOrigin()).isEqualTo("rate-limit.policies.login.plans.trial.burst"));
 	}

@@ -140,19 +140,10 @@ public final class RequestChecks {
 		}
 		List<Check> retaken = this.limiter.retake(released);
 		RequestDecision result;
-		List<Check> toGiveBack = new ArrayList<>(0);
+		List<Check> toGiveBack;
 		synchronized (this) {
-			for (Check check : retaken) {
-				this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
-			}
-			result = new RequestDecision(this.checks);
-			if (!result.isAllowed()) {
-				for (Check check : this.checks) {
-					if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
-						toGiveBack.add(check);
-					}
-				}
-			}
+			result = replace(retaken);
+			toGiveBack = result.isAllowed() ? List.of() : keptCosts();
 		}
 		if (this.released.get()) {
 			// Ended while its slots were taken again: they go back now.
@@ -170,13 +161,7 @@ public final class RequestChecks {
 	 */
 	public void giveBackKept() {
 		giveBackPending();
-		List<Check> kept;
-		synchronized (this) {
-			kept = this.checks.stream()
-				.filter((check) -> check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost())
-				.toList();
-		}
-		for (Check check : kept) {
+		for (Check check : keptCosts()) {
 			this.limiter.giveBack(check);
 		}
 	}
@@ -209,12 +194,7 @@ public final class RequestChecks {
 				settled.add(this.limiter.complete(check, status));
 			}
 		}
-		synchronized (this) {
-			for (Check check : settled) {
-				this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
-			}
-			return new RequestDecision(this.checks);
-		}
+		return replace(settled);
 	}
 
 	/**
@@ -230,6 +210,21 @@ public final class RequestChecks {
 		if (this.released.compareAndSet(false, true)) {
 			this.limiter.release(snapshot());
 		}
+	}
+
+	/** Puts checks in the place of those of their policies, and returns the result over every check now. */
+	private synchronized RequestDecision replace(List<Check> changed) {
+		for (Check check : changed) {
+			this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
+		}
+		return new RequestDecision(this.checks);
+	}
+
+	/** The checks whose request keeps what they took, of policies that count every response: given back on a refusal. */
+	private synchronized List<Check> keptCosts() {
+		return this.checks.stream()
+			.filter((check) -> check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost())
+			.toList();
 	}
 
 	/** The checks as they are now; the store is never called under the lock. */

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.limiter.Check;
+import io.github.ratelimit.web.limiter.Problems;
 import io.github.ratelimit.web.limiter.RequestChecks;
 import io.github.ratelimit.web.limiter.RequestDecision;
 import io.github.ratelimit.web.limiter.RequestLimiter;
@@ -74,10 +75,10 @@ final class RateLimitExchange {
 
 	private final RequestChecks checks;
 
-	/** The policies decided before the handler was known (exempt ones too): decided once. */
-	private List<RateLimitPolicy> decidedUpFront = List.of();
-
-	/** The policies decided in any phase (exempt ones too): a gateway route's are decided after them, once. */
+	/**
+	 * The policies decided in any phase (exempt ones too): the handler's and a gateway route's are decided after
+	 * them, once.
+	 */
 	private final List<RateLimitPolicy> decided = new ArrayList<>(2);
 
 	/** Whether the request may be parked for its turn: not once its handler runs (a gateway route's filter). */
@@ -139,7 +140,6 @@ final class RateLimitExchange {
 		if (!this.pipeline.rulesUpFront() && rules.stream().allMatch((rule) -> rule.count() == CountMode.ALL)) {
 			return true;
 		}
-		this.decidedUpFront = rules;
 		return decide(this.view, this.request, rules, Phase.RULES_DECIDED, response);
 	}
 
@@ -162,7 +162,7 @@ final class RateLimitExchange {
 			return decide(view, request, resolver.resolve(view, handler), Phase.DECIDED, response);
 		}
 		List<RateLimitPolicy> policies = resolver.handlerPolicies(view, handler).stream()
-			.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
+			.filter((policy) -> this.decided.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
 			.toList();
 		return decide(view, request, policies, Phase.DECIDED, response);
 	}
@@ -282,7 +282,7 @@ final class RateLimitExchange {
 		if (turn.waitNanos() == 0) {
 			return turn.proceeds();
 		}
-		if (!this.mayPark || !ParkedTurn.mayPark(this.request, this.pipeline.parking().parks())) {
+		if (!this.mayPark || !this.pipeline.parking().parks() || !ParkedTurn.mayPark(this.request)) {
 			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
 			return retakeSlots(request, response);
 		}
@@ -325,7 +325,7 @@ final class RateLimitExchange {
 		}
 		finally {
 			if (!async || !releaseWhenAsyncEnds()) {
-				release();
+				this.checks.release();
 			}
 		}
 	}
@@ -386,15 +386,17 @@ final class RateLimitExchange {
 		// A gateway's backend that never answered: neither a failure nor a success.
 		boolean outage = status >= 0 && this.pipeline.policies().isOutage(this.view, status);
 		RequestDecision counted = this.checks.complete(outage ? RequestLimiter.OUTAGE : status);
-		HttpServletResponse response = (this.held != null) ? this.held : null;
-		if (counted != null && response != null && counted.isLimited() && !response.isCommitted()) {
-			this.pipeline.headers().write(counted, new ServletHeaders(response));
+		if (counted != null && this.held != null && counted.isLimited() && !this.held.isCommitted()) {
+			this.pipeline.headers().write(counted, new ServletHeaders(this.held));
 		}
 	}
 
 	/**
 	 * Answers a request whose key, plan or exemption cannot be told: {@code 400}, unless only shadow
-	 * policies apply, which never change a response.
+	 * policies apply, which never change a response. The {@code 400 Bad Request} has {@code Cache-Control:
+	 * no-store} and an RFC 9457 {@code application/problem+json} body, as the {@code 429}'s. Not the
+	 * rejection handler's to write: that one answers requests over a limit, and an application's own handler
+	 * may not expect anything else. The detail names the policy and the reason, never the client's input.
 	 * @param response the response, {@code null} when it was answered already
 	 * @return whether it was refused
 	 */
@@ -406,13 +408,13 @@ final class RateLimitExchange {
 		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.
 		this.answered = true;
 		this.checks.giveBackPending();
-		UnreadableRequestProblem.write(request, response, ex);
+		byte[] body = Problems.unreadable(request.getRequestURI(), ex);
+		response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
+		response.setHeader("Cache-Control", "no-store");
+		response.setContentType("application/problem+json");
+		response.setContentLength(body.length);
+		response.getOutputStream().write(body);
 		return true;
-	}
-
-	/** Gives back the slots of concurrency limits, the first time only. */
-	private void release() {
-		this.checks.release();
 	}
 
 	/**
@@ -439,6 +441,6 @@ final class RateLimitExchange {
 		if (parked != null && parked.end()) {
 			parked.giveBack();
 		}
-		release();
+		this.checks.release();
 	}
 }

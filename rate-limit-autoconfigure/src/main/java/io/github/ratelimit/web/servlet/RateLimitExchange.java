@@ -30,7 +30,7 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * Spring MVC found the handler ({@link #decideHandler}), or by the filter when no handler was looked up
  * ({@link #end}), in one store call on the request's thread (a Server MVC gateway route's own policies are
  * decided after them, as its handler runs: {@link #decideRoute}). An allowed request then takes its
- * {@link Turn}: now, or once its wait is over (delay mode);</li>
+ * turn: now, or once its wait is over (delay mode);</li>
  * <li>completed: checks that count only some responses are settled once the status is known, then the
  * headers are final ({@link #complete});</li>
  * <li>released: the slots of concurrency limits are given back when the request ends, or when its async
@@ -47,18 +47,6 @@ final class RateLimitExchange {
 	enum Phase {
 
 		OPENED, RULES_DECIDED, DECIDED
-
-	}
-
-	/**
-	 * What a decided request does next: proceeds now, proceeds once its turn comes (delay mode: the
-	 * exchange waits in between), or stops, answered.
-	 */
-	record Turn(boolean proceeds, long waitNanos) {
-
-		static final Turn NOW = new Turn(true, 0);
-
-		static final Turn REFUSED = new Turn(false, 0);
 
 	}
 
@@ -217,19 +205,19 @@ final class RateLimitExchange {
 		catch (UnreadableRequestException ex) {
 			return !refuse(view, request, ex, policies, response);
 		}
-		return takeTurn(answer(request, decided, response), decided, request, response);
+		return answer(request, decided, response) && takeTurn(decided, request, response);
 	}
 
 	/**
-	 * Answers a decided step: the rejection, or the headers (which wait while a check waits for its count)
-	 * and the turn of the request: now, or after the longest wait of its enforced checks (delay mode).
+	 * Answers a decided step: the rejection, or the headers (which wait while a check waits for its count).
+	 * @return whether the request was allowed
 	 */
-	private Turn answer(HttpServletRequest request, List<Check> step, HttpServletResponse response)
+	private boolean answer(HttpServletRequest request, List<Check> step, HttpServletResponse response)
 			throws IOException {
 		RequestDecision result = this.checks.add(step);
 		if (!result.isAllowed()) {
 			reject(request, result, response);
-			return Turn.REFUSED;
+			return false;
 		}
 		if (this.checks.holdIfCountsLater() && this.held != null) {
 			this.held.hold();
@@ -237,12 +225,7 @@ final class RateLimitExchange {
 		if (!this.checks.countsLater() && !step.isEmpty() && result.isLimited()) {
 			this.pipeline.headers().write(result, new ServletHeaders(response));
 		}
-		long waitNanos = RequestChecks.waitNanos(step);
-		if (waitNanos == 0) {
-			return Turn.NOW;
-		}
-		this.checks.releaseSlotsToWait();
-		return new Turn(true, waitNanos);
+		return true;
 	}
 
 	/**
@@ -272,21 +255,24 @@ final class RateLimitExchange {
 	}
 
 	/**
-	 * Takes the request's turn: now, or once its wait is over ({@link ParkedTurn}: parked without its
-	 * thread when it may go async, then resumed by the filter, {@link #resume}).
+	 * Takes the turn of an allowed request: now, or after the longest wait of its enforced checks (delay mode),
+	 * holding no slot of a concurrency limit meanwhile ({@link ParkedTurn}: parked without its thread when it
+	 * may go async, then resumed by the filter, {@link #resume}).
 	 * @param step the checks that made it wait: a request the container ends before its turn gives it back
 	 * @return whether the request proceeds on this dispatch: not when refused, nor when parked
 	 */
-	private boolean takeTurn(Turn turn, List<Check> step, HttpServletRequest request, HttpServletResponse response)
+	private boolean takeTurn(List<Check> step, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
-		if (turn.waitNanos() == 0) {
-			return turn.proceeds();
+		long waitNanos = RequestChecks.waitNanos(step);
+		if (waitNanos == 0) {
+			return true;
 		}
+		this.checks.releaseSlotsToWait();
 		if (!this.mayPark || !this.pipeline.parking().parks() || !ParkedTurn.mayPark(this.request)) {
-			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
+			ParkedTurn.waitOnThread(this.pipeline, waitNanos);
 			return retakeSlots(request, response);
 		}
-		this.parked = ParkedTurn.park(this.request, turn.waitNanos(), step, this.pipeline, new AsyncEnd(this));
+		this.parked = ParkedTurn.park(this.request, waitNanos, step, this.pipeline, new AsyncEnd(this));
 		return false;
 	}
 

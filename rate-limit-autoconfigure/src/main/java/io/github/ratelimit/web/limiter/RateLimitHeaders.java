@@ -67,14 +67,6 @@ public final class RateLimitHeaders {
 	private final boolean draft6;
 
 	/**
-	 * Creates a writer.
-	 * @param style which headers to write
-	 */
-	public RateLimitHeaders(HeaderStyle style) {
-		this(List.of(style));
-	}
-
-	/**
 	 * Creates a writer of several styles.
 	 * @param styles which headers to write, e.g. {@code [LEGACY, DRAFT_6]}
 	 */

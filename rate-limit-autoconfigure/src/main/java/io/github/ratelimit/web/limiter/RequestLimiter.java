@@ -174,10 +174,7 @@ public final class RequestLimiter {
 			return step.toCompletableFuture().join();
 		}
 		catch (CompletionException ex) {
-			if (ex.getCause() instanceof RuntimeException cause) {
-				throw cause;
-			}
-			throw ex;
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
 		}
 	}
 

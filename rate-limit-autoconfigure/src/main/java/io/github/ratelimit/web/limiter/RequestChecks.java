@@ -149,9 +149,7 @@ public final class RequestChecks {
 			// Ended while its slots were taken again: they go back now.
 			this.limiter.release(retaken);
 		}
-		for (Check check : toGiveBack) {
-			this.limiter.giveBack(check);
-		}
+		toGiveBack.forEach(this.limiter::giveBack);
 		return result.isAllowed() ? null : result;
 	}
 
@@ -161,19 +159,13 @@ public final class RequestChecks {
 	 */
 	public void giveBackKept() {
 		giveBackPending();
-		for (Check check : keptCosts()) {
-			this.limiter.giveBack(check);
-		}
+		keptCosts().forEach(this.limiter::giveBack);
 	}
 
 	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
 	public void giveBackPending() {
 		if (this.countPending.compareAndSet(true, false)) {
-			for (Check check : snapshot()) {
-				if (check.countsLater()) {
-					this.limiter.giveBack(check);
-				}
-			}
+			snapshot().stream().filter(Check::countsLater).forEach(this.limiter::giveBack);
 		}
 	}
 
@@ -188,12 +180,10 @@ public final class RequestChecks {
 		if (!this.countPending.compareAndSet(true, false)) {
 			return null;
 		}
-		List<Check> settled = new ArrayList<>(2);
-		for (Check check : snapshot()) {
-			if (check.countsLater()) {
-				settled.add(this.limiter.complete(check, status));
-			}
-		}
+		// Settled by the store outside the lock, then put in place under it.
+		List<Check> settled = snapshot().stream().filter(Check::countsLater)
+			.map((check) -> this.limiter.complete(check, status))
+			.toList();
 		return replace(settled);
 	}
 

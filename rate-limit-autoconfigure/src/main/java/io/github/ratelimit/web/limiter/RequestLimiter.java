@@ -365,11 +365,7 @@ public final class RequestLimiter {
 	 * @param step the checks of the step that made it wait
 	 */
 	public void giveBackTurn(List<Check> step) {
-		for (Check check : step) {
-			if (check.enforced() && check.decision().waitNanos() > 0) {
-				giveBack(check);
-			}
-		}
+		step.stream().filter((check) -> check.enforced() && check.decision().waitNanos() > 0).forEach(this::giveBack);
 	}
 
 	/**

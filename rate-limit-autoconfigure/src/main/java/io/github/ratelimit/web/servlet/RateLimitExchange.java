@@ -351,13 +351,12 @@ final class RateLimitExchange {
 	 * cost, unless a gateway's backend never answered it (an outage)
 	 */
 	void finish(HttpServletResponse response, boolean failed) throws IOException {
-		HttpServletResponse counted = response(response);
 		if (failed) {
 			boolean outage = this.pipeline.policies().isOutage(this.view, HttpServletResponse.SC_BAD_GATEWAY);
 			complete(outage ? RequestLimiter.OUTAGE : RequestLimiter.NO_RESPONSE);
 		}
 		else {
-			complete(counted.getStatus());
+			complete(response(response).getStatus());
 		}
 		if (this.held != null) {
 			this.held.release();

@@ -149,10 +149,7 @@ final class RateLimitExchange {
 		if (this.phase == Phase.OPENED) {
 			return decide(view, request, resolver.resolve(view, handler), Phase.DECIDED, response);
 		}
-		List<RateLimitPolicy> policies = resolver.handlerPolicies(view, handler).stream()
-			.filter((policy) -> this.decided.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
-			.toList();
-		return decide(view, request, policies, Phase.DECIDED, response);
+		return decide(view, request, notYetDecided(resolver.handlerPolicies(view, handler)), Phase.DECIDED, response);
 	}
 
 	/**
@@ -175,16 +172,20 @@ final class RateLimitExchange {
 		if (view.isBrowsersPreflight()) {
 			return true;
 		}
-		List<RateLimitPolicy> undecided = policies.stream()
-			.filter((policy) -> this.decided.stream().noneMatch((done) -> done.id().equals(policy.id())))
-			.toList();
 		this.mayPark = false;
-		boolean proceeds = decide(view, request, undecided, Phase.DECIDED, response);
+		boolean proceeds = decide(view, request, notYetDecided(policies), Phase.DECIDED, response);
 		if (!proceeds) {
 			// As if decided in one store call with the path rules: what they took goes back.
 			this.checks.giveBackKept();
 		}
 		return proceeds;
+	}
+
+	/** The policies no earlier phase decided: a path rule may name one that the handler or the route names too. */
+	private List<RateLimitPolicy> notYetDecided(List<RateLimitPolicy> policies) {
+		return policies.stream()
+			.filter((policy) -> this.decided.stream().noneMatch((done) -> done.id().equals(policy.id())))
+			.toList();
 	}
 
 	/**

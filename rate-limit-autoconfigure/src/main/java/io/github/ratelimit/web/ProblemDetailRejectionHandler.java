@@ -6,17 +6,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.http.server.ServletServerHttpResponse;
+import org.springframework.util.function.SingletonSupplier;
 
 import io.github.ratelimit.web.limiter.Problems;
 
@@ -38,11 +39,8 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	/** The problem type of draft-ietf-httpapi-ratelimit-headers. */
 	public static final URI QUOTA_EXCEEDED = Problems.QUOTA_EXCEEDED;
 
-	private final Supplier<List<HttpMessageConverter<?>>> converters;
-
-	private volatile @Nullable HttpMessageConverter<Object> converter;
-
-	private volatile boolean resolved;
+	/** The first converter that writes {@code application/problem+json}, looked for once; none to write it here. */
+	private final Supplier<Optional<HttpMessageConverter<Object>>> converter;
 
 	/**
 	 * Creates a handler that writes the JSON itself.
@@ -56,8 +54,12 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	 * {@code application/problem+json}, else itself.
 	 * @param converters the application's message converters, asked on the first rejection
 	 */
+	@SuppressWarnings("unchecked")
 	public ProblemDetailRejectionHandler(Supplier<List<HttpMessageConverter<?>>> converters) {
-		this.converters = converters;
+		this.converter = SingletonSupplier.of(() -> converters.get().stream()
+			.filter((candidate) -> candidate.canWrite(LinkedHashMap.class, MediaType.APPLICATION_PROBLEM_JSON))
+			.findFirst()
+			.map((candidate) -> (HttpMessageConverter<Object>) candidate));
 	}
 
 	@Override
@@ -66,10 +68,10 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 		Map<String, Object> members = Problems.members(problem(request, result));
 		response.setStatus(HttpStatus.TOO_MANY_REQUESTS.value());
 		response.setHeader("Cache-Control", "no-store");
-		HttpMessageConverter<Object> converter = converter();
-		if (converter != null) {
+		Optional<HttpMessageConverter<Object>> converter = this.converter.get();
+		if (converter.isPresent()) {
 			ServletServerHttpResponse output = new ServletServerHttpResponse(response);
-			converter.write(members, MediaType.APPLICATION_PROBLEM_JSON, output);
+			converter.get().write(members, MediaType.APPLICATION_PROBLEM_JSON, output);
 			output.flush();
 			return;
 		}
@@ -87,19 +89,5 @@ public class ProblemDetailRejectionHandler implements RateLimitRejectionHandler 
 	 */
 	protected ProblemDetail problem(HttpServletRequest request, RateLimitResult result) {
 		return Problems.quotaExceeded(request.getRequestURI(), result);
-	}
-
-	@SuppressWarnings("unchecked")
-	private @Nullable HttpMessageConverter<Object> converter() {
-		if (!this.resolved) {
-			for (HttpMessageConverter<?> candidate : this.converters.get()) {
-				if (candidate.canWrite(LinkedHashMap.class, MediaType.APPLICATION_PROBLEM_JSON)) {
-					this.converter = (HttpMessageConverter<Object>) candidate;
-					break;
-				}
-			}
-			this.resolved = true;
-		}
-		return this.converter;
 	}
 }

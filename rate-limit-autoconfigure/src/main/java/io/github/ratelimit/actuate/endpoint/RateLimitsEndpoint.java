@@ -124,11 +124,10 @@ public class RateLimitsEndpoint {
 		if (found == null) {
 			return notFound(policy, "GET /actuator/ratelimits lists the policies and the annotated endpoints' ones");
 		}
-		key = keyOf(policy, key);
-		if (key.length == 0) {
+		String canonical = keyOf(policy, key);
+		if (canonical == null) {
 			return new WebEndpointResponse<>(PolicyDescriptor.of(found), WebEndpointResponse.STATUS_OK);
 		}
-		String canonical = this.keys.canonical(String.join("/", key));
 		try {
 			return new WebEndpointResponse<>(describe(found, canonical), WebEndpointResponse.STATUS_OK);
 		}
@@ -150,11 +149,10 @@ public class RateLimitsEndpoint {
 		if (found == null) {
 			return notFound(policy, "GET /actuator/ratelimits lists the policies and the annotated endpoints' ones");
 		}
-		key = keyOf(policy, key);
-		if (key.length == 0) {
+		String canonical = keyOf(policy, key);
+		if (canonical == null) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		String canonical = this.keys.canonical(String.join("/", key));
 		try {
 			this.store.reset(found.id(), canonical);
 		}
@@ -358,9 +356,13 @@ public class RateLimitsEndpoint {
 			@Nullable Long inFlight, @Nullable Instant bannedUntil) {
 	}
 
-	/** The key's segments of the rest of the path, without the policy's segment WebFlux's mapping repeats. */
-	private String[] keyOf(String policy, String[] remaining) {
-		return (this.policyInRemainingPath && remaining.length > 0 && remaining[0].equals(policy))
+	/**
+	 * The key the store holds for the rest of the path (without the policy's segment WebFlux's mapping repeats);
+	 * {@code null} when the path names no key.
+	 */
+	private @Nullable String keyOf(String policy, String[] remaining) {
+		String[] key = (this.policyInRemainingPath && remaining.length > 0 && remaining[0].equals(policy))
 				? Arrays.copyOfRange(remaining, 1, remaining.length) : remaining;
+		return (key.length == 0) ? null : this.keys.canonical(String.join("/", key));
 	}
 }

@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.text.Normalizer;
 import java.util.Base64;
+import java.util.regex.Pattern;
 
 /**
  * What a key's value becomes before it names a budget: the part every way of reading a parameter or a
@@ -20,8 +21,8 @@ final class KeyValues {
 	/** The namespace of hashed values. */
 	static final String HASHED = "sha256:";
 
-	/** Base64url without padding of 32 bytes. */
-	private static final int HASHED_DIGEST_LENGTH = 43;
+	/** {@code sha256:} and a digest as {@link #bounded} writes it: Base64url without padding of 32 bytes. */
+	private static final Pattern HASHED_FORM = Pattern.compile(Pattern.quote(HASHED) + "[A-Za-z0-9_-]{43}");
 
 	private KeyValues() {
 	}
@@ -114,16 +115,7 @@ final class KeyValues {
 
 	/** Whether a value is {@code sha256:} and a digest as {@link #bounded} writes it. */
 	static boolean isHashedForm(String value) {
-		if (value.length() != HASHED.length() + HASHED_DIGEST_LENGTH || !value.startsWith(HASHED)) {
-			return false;
-		}
-		for (int i = HASHED.length(); i < value.length(); i++) {
-			char c = value.charAt(i);
-			if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
-				return false;
-			}
-		}
-		return true;
+		return HASHED_FORM.matcher(value).matches();
 	}
 
 	static String bounded(String value) {

@@ -123,8 +123,7 @@ public abstract class LimitedRequest implements RateLimitRequest {
 
 	@Override
 	public @Nullable String parameter(String name) {
-		List<String> values = values(name, "parameter('" + name + "')");
-		return values.isEmpty() ? null : values.get(0);
+		return parameter(name, "parameter('" + name + "')");
 	}
 
 	/**

@@ -2,6 +2,8 @@ package io.github.ratelimit.web.limiter;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.StringJoiner;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -65,33 +67,13 @@ public final class RateLimitHeaders {
 	private final boolean draft6;
 
 	/**
-	 * Creates a writer.
-	 * @param style which headers to write
-	 */
-	public RateLimitHeaders(HeaderStyle style) {
-		this(List.of(style));
-	}
-
-	/**
 	 * Creates a writer of several styles.
 	 * @param styles which headers to write, e.g. {@code [LEGACY, DRAFT_6]}
 	 */
 	public RateLimitHeaders(Collection<HeaderStyle> styles) {
-		this.legacy = styles.stream().anyMatch(RateLimitHeaders::legacy);
-		this.ietf = styles.stream().anyMatch(RateLimitHeaders::ietf);
-		this.draft6 = styles.stream().anyMatch(RateLimitHeaders::draft6);
-	}
-
-	static boolean legacy(HeaderStyle style) {
-		return style == HeaderStyle.BOTH || style == HeaderStyle.LEGACY;
-	}
-
-	static boolean ietf(HeaderStyle style) {
-		return style == HeaderStyle.BOTH || style == HeaderStyle.IETF;
-	}
-
-	static boolean draft6(HeaderStyle style) {
-		return style == HeaderStyle.DRAFT_6;
+		this.legacy = styles.contains(HeaderStyle.BOTH) || styles.contains(HeaderStyle.LEGACY);
+		this.ietf = styles.contains(HeaderStyle.BOTH) || styles.contains(HeaderStyle.IETF);
+		this.draft6 = styles.contains(HeaderStyle.DRAFT_6);
 	}
 
 	/**
@@ -137,8 +119,8 @@ public final class RateLimitHeaders {
 		}
 		if (this.ietf) {
 			List<Check> checks = result.checks();
-			response.set(RATELIMIT_POLICY, policyHeader(checks));
-			response.set(RATELIMIT, (checks.size() == 1) ? stateItem(checks.get(0)) : stateHeader(checks));
+			response.set(RATELIMIT_POLICY, items(checks, (check) -> check.policy().policyItem()));
+			response.set(RATELIMIT, items(checks, RateLimitHeaders::stateItem));
 		}
 	}
 
@@ -151,35 +133,21 @@ public final class RateLimitHeaders {
 				: policy.stateItemPrefix() + decision.remaining() + ";t=" + RequestDecision.seconds(decision.nextNanos());
 	}
 
-	private static String stateHeader(List<Check> checks) {
-		StringBuilder state = new StringBuilder(24 * checks.size());
-		for (int i = 0; i < checks.size(); i++) {
-			if (i > 0) {
-				state.append(", ");
-			}
-			state.append(stateItem(checks.get(i)));
+	/** A list header of one item per check; the policies' items were each written once, when the policy was defined. */
+	private static String items(List<Check> checks, Function<Check, String> item) {
+		if (checks.size() == 1) {
+			return item.apply(checks.get(0));
 		}
-		return state.toString();
+		StringJoiner header = new StringJoiner(", ");
+		for (Check check : checks) {
+			header.add(item.apply(check));
+		}
+		return header.toString();
 	}
 
 	/** The decimal text of a header value; the small values headers mostly carry are written once. */
 	static String text(long value) {
 		return (value >= 0 && value < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) value] : Long.toString(value);
-	}
-
-	/** The policies' items, each written once when its policy was defined. */
-	private static String policyHeader(List<Check> checks) {
-		if (checks.size() == 1) {
-			return checks.get(0).policy().policyItem();
-		}
-		StringBuilder header = new StringBuilder(32 * checks.size());
-		for (Check check : checks) {
-			if (header.length() > 0) {
-				header.append(", ");
-			}
-			header.append(check.policy().policyItem());
-		}
-		return header.toString();
 	}
 
 }

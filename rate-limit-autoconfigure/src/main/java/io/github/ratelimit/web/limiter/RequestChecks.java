@@ -140,27 +140,16 @@ public final class RequestChecks {
 		}
 		List<Check> retaken = this.limiter.retake(released);
 		RequestDecision result;
-		List<Check> toGiveBack = new ArrayList<>(0);
+		List<Check> toGiveBack;
 		synchronized (this) {
-			for (Check check : retaken) {
-				this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
-			}
-			result = new RequestDecision(this.checks);
-			if (!result.isAllowed()) {
-				for (Check check : this.checks) {
-					if (check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost()) {
-						toGiveBack.add(check);
-					}
-				}
-			}
+			result = replace(retaken);
+			toGiveBack = result.isAllowed() ? List.of() : keptCosts();
 		}
 		if (this.released.get()) {
 			// Ended while its slots were taken again: they go back now.
 			this.limiter.release(retaken);
 		}
-		for (Check check : toGiveBack) {
-			this.limiter.giveBack(check);
-		}
+		toGiveBack.forEach(this.limiter::giveBack);
 		return result.isAllowed() ? null : result;
 	}
 
@@ -170,25 +159,13 @@ public final class RequestChecks {
 	 */
 	public void giveBackKept() {
 		giveBackPending();
-		List<Check> kept;
-		synchronized (this) {
-			kept = this.checks.stream()
-				.filter((check) -> check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost())
-				.toList();
-		}
-		for (Check check : kept) {
-			this.limiter.giveBack(check);
-		}
+		keptCosts().forEach(this.limiter::giveBack);
 	}
 
 	/** A refusal after earlier phases admitted attempts: the count they wait for is off, so they give back. */
 	public void giveBackPending() {
 		if (this.countPending.compareAndSet(true, false)) {
-			for (Check check : snapshot()) {
-				if (check.countsLater()) {
-					this.limiter.giveBack(check);
-				}
-			}
+			snapshot().stream().filter(Check::countsLater).forEach(this.limiter::giveBack);
 		}
 	}
 
@@ -203,18 +180,11 @@ public final class RequestChecks {
 		if (!this.countPending.compareAndSet(true, false)) {
 			return null;
 		}
-		List<Check> settled = new ArrayList<>(2);
-		for (Check check : snapshot()) {
-			if (check.countsLater()) {
-				settled.add(this.limiter.complete(check, status));
-			}
-		}
-		synchronized (this) {
-			for (Check check : settled) {
-				this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
-			}
-			return new RequestDecision(this.checks);
-		}
+		// Settled by the store outside the lock, then put in place under it.
+		List<Check> settled = snapshot().stream().filter(Check::countsLater)
+			.map((check) -> this.limiter.complete(check, status))
+			.toList();
+		return replace(settled);
 	}
 
 	/**
@@ -230,6 +200,21 @@ public final class RequestChecks {
 		if (this.released.compareAndSet(false, true)) {
 			this.limiter.release(snapshot());
 		}
+	}
+
+	/** Puts checks in the place of those of their policies, and returns the result over every check now. */
+	private synchronized RequestDecision replace(List<Check> changed) {
+		for (Check check : changed) {
+			this.checks.replaceAll((held) -> (held.policy() == check.policy()) ? check : held);
+		}
+		return new RequestDecision(this.checks);
+	}
+
+	/** The checks whose request keeps what they took, of policies that count every response: given back on a refusal. */
+	private synchronized List<Check> keptCosts() {
+		return this.checks.stream()
+			.filter((check) -> check.kept() && check.policy().count() == CountMode.ALL && check.receipt().holdsCost())
+			.toList();
 	}
 
 	/** The checks as they are now; the store is never called under the lock. */

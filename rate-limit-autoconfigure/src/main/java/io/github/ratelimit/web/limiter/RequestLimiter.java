@@ -131,11 +131,8 @@ public final class RequestLimiter {
 
 	private CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable,
 			boolean async) {
-		for (int i = 0; i < applicable.size(); i++) {
-			if (applicable.get(i).readsParameters()) {
-				request.unreadableParameters();
-				break;
-			}
+		if (applicable.stream().anyMatch(RateLimitPolicy::readsParameters)) {
+			request.unreadableParameters();
 		}
 		List<RateLimitPolicy> enforced = new ArrayList<>(applicable.size());
 		List<RateLimitPolicy> shadow = new ArrayList<>(0);
@@ -151,10 +148,10 @@ public final class RequestLimiter {
 			}
 		}
 		// Every key on this thread (the request's, with its security context), before the store's step.
-		List<Acquisition> taken = acquisitions(request, enforced);
-		List<Acquisition> observedTaken = acquisitions(request, shadow);
+		List<Acquisition> taken = enforced.stream().map((policy) -> policy.acquisition(request)).toList();
+		List<Acquisition> observedTaken = shadow.stream().map((policy) -> policy.acquisition(request)).toList();
 		return admit(enforced, taken, false, async).thenCompose((checks) -> {
-			if (checks == null || shadow.isEmpty() || !allowed(checks)) {
+			if (checks == null || shadow.isEmpty() || !checks.stream().allMatch((check) -> check.decision().isAllowed())) {
 				return CompletableFuture.completedFuture(checks);
 			}
 			return admit(shadow, observedTaken, true, async).thenApply((observed) -> {
@@ -177,10 +174,7 @@ public final class RequestLimiter {
 			return step.toCompletableFuture().join();
 		}
 		catch (CompletionException ex) {
-			if (ex.getCause() instanceof RuntimeException cause) {
-				throw cause;
-			}
-			throw ex;
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
 		}
 	}
 
@@ -213,14 +207,6 @@ public final class RequestLimiter {
 			}
 			return checks(policies, acquisitions, receipts, shadow);
 		});
-	}
-
-	private static List<Acquisition> acquisitions(LimitedRequest request, List<RateLimitPolicy> policies) {
-		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
-		for (RateLimitPolicy policy : policies) {
-			acquisitions.add(policy.acquisition(request));
-		}
-		return acquisitions;
 	}
 
 	private List<Check> checks(List<RateLimitPolicy> policies, List<Acquisition> acquisitions, List<Receipt> receipts,
@@ -281,15 +267,6 @@ public final class RequestLimiter {
 		return (waitNanos == 0) ? decision
 				: Decision.delayed(decision.limit(), decision.remaining(), decision.resetNanos(), decision.nextNanos(),
 						waitNanos);
-	}
-
-	private static boolean allowed(List<Check> checks) {
-		for (int i = 0; i < checks.size(); i++) {
-			if (!checks.get(i).decision().isAllowed()) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 	/**
@@ -388,11 +365,7 @@ public final class RequestLimiter {
 	 * @param step the checks of the step that made it wait
 	 */
 	public void giveBackTurn(List<Check> step) {
-		for (Check check : step) {
-			if (check.enforced() && check.decision().waitNanos() > 0) {
-				giveBack(check);
-			}
-		}
+		step.stream().filter((check) -> check.enforced() && check.decision().waitNanos() > 0).forEach(this::giveBack);
 	}
 
 	/**
@@ -438,10 +411,7 @@ public final class RequestLimiter {
 	 */
 	public boolean refuses(UnreadableRequestException ex, LimitedRequest request, List<RateLimitPolicy> policies) {
 		List<String> fellBack = request.takeFallbacks();
-		boolean enforced = false;
-		for (RateLimitPolicy policy : policies) {
-			enforced |= !this.shadowOnly && !policy.shadow();
-		}
+		boolean enforced = !this.shadowOnly && policies.stream().anyMatch((policy) -> !policy.shadow());
 		if (enforced) {
 			for (String shadow : fellBack) {
 				unreadable(shadow, true);

@@ -8,14 +8,9 @@ import jakarta.servlet.AsyncListener;
  * Tells a request's exchange when the container ends its async processing (completed, failed or timed
  * out), so that it gives back its turn and its slots: a client that went away may never cause another
  * dispatch, but the container still ends the request.
+ * @param exchange the request's exchange
  */
-final class AsyncEnd implements AsyncListener {
-
-	private final RateLimitExchange exchange;
-
-	AsyncEnd(RateLimitExchange exchange) {
-		this.exchange = exchange;
-	}
+record AsyncEnd(RateLimitExchange exchange) implements AsyncListener {
 
 	@Override
 	public void onComplete(AsyncEvent event) {

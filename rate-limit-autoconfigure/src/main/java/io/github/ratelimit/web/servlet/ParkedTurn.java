@@ -102,10 +102,7 @@ final class ParkedTurn {
 	 * method a filter overrode) would lose what a filter ahead of ours read; a request that a filter or
 	 * servlet without async support handles is logged once.
 	 */
-	static boolean mayPark(HttpServletRequest request, boolean park) {
-		if (!park) {
-			return false;
-		}
+	static boolean mayPark(HttpServletRequest request) {
 		String contentType = request.getContentType();
 		if (contentType != null && contentType.regionMatches(true, 0, "multipart/", 0, 10)) {
 			return false;

@@ -1,7 +1,5 @@
 package io.github.ratelimit.web.servlet;
 
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 
 import jakarta.servlet.DispatcherType;
@@ -12,7 +10,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.web.servlet.AbstractFilterRegistrationBean;
-import org.springframework.boot.web.servlet.ServletContextInitializer;
 import org.springframework.boot.web.servlet.ServletContextInitializerBeans;
 
 import io.github.ratelimit.core.RateLimitConfigurationException;
@@ -79,16 +76,13 @@ final class ParkingCheck implements SmartInitializingSingleton {
 	}
 
 	private List<String> requestOnlyFilters() {
-		List<String> requestOnly = new ArrayList<>();
-		for (ServletContextInitializer initializer : new ServletContextInitializerBeans(this.beanFactory)) {
-			if (initializer instanceof AbstractFilterRegistrationBean<?> filter && filter.isEnabled()) {
-				EnumSet<DispatcherType> types = filter.determineDispatcherTypes();
-				if (types.contains(DispatcherType.REQUEST) && !types.contains(DispatcherType.ASYNC)) {
-					requestOnly.add(filter.getFilterName());
-				}
-			}
-		}
-		return requestOnly;
+		return new ServletContextInitializerBeans(this.beanFactory).stream()
+			.filter(AbstractFilterRegistrationBean.class::isInstance)
+			.map((initializer) -> (AbstractFilterRegistrationBean<?>) initializer)
+			.filter((filter) -> filter.isEnabled() && filter.determineDispatcherTypes().contains(DispatcherType.REQUEST)
+					&& !filter.determineDispatcherTypes().contains(DispatcherType.ASYNC))
+			.map(AbstractFilterRegistrationBean::getFilterName)
+			.toList();
 	}
 
 	/** Whether a waiting request may be parked. */

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.web.CountMode;
 import io.github.ratelimit.web.key.UnreadableRequestException;
 import io.github.ratelimit.web.limiter.Check;
+import io.github.ratelimit.web.limiter.Problems;
 import io.github.ratelimit.web.limiter.RequestChecks;
 import io.github.ratelimit.web.limiter.RequestDecision;
 import io.github.ratelimit.web.limiter.RequestLimiter;
@@ -29,7 +30,7 @@ import io.github.ratelimit.web.policy.RateLimitPolicyResolver;
  * Spring MVC found the handler ({@link #decideHandler}), or by the filter when no handler was looked up
  * ({@link #end}), in one store call on the request's thread (a Server MVC gateway route's own policies are
  * decided after them, as its handler runs: {@link #decideRoute}). An allowed request then takes its
- * {@link Turn}: now, or once its wait is over (delay mode);</li>
+ * turn: now, or once its wait is over (delay mode);</li>
  * <li>completed: checks that count only some responses are settled once the status is known, then the
  * headers are final ({@link #complete});</li>
  * <li>released: the slots of concurrency limits are given back when the request ends, or when its async
@@ -49,18 +50,6 @@ final class RateLimitExchange {
 
 	}
 
-	/**
-	 * What a decided request does next: proceeds now, proceeds once its turn comes (delay mode: the
-	 * exchange waits in between), or stops, answered.
-	 */
-	record Turn(boolean proceeds, long waitNanos) {
-
-		static final Turn NOW = new Turn(true, 0);
-
-		static final Turn REFUSED = new Turn(false, 0);
-
-	}
-
 	private final RateLimitPipeline pipeline;
 
 	private final HttpServletRequest request;
@@ -74,10 +63,10 @@ final class RateLimitExchange {
 
 	private final RequestChecks checks;
 
-	/** The policies decided before the handler was known (exempt ones too): decided once. */
-	private List<RateLimitPolicy> decidedUpFront = List.of();
-
-	/** The policies decided in any phase (exempt ones too): a gateway route's are decided after them, once. */
+	/**
+	 * The policies decided in any phase (exempt ones too): the handler's and a gateway route's are decided after
+	 * them, once.
+	 */
 	private final List<RateLimitPolicy> decided = new ArrayList<>(2);
 
 	/** Whether the request may be parked for its turn: not once its handler runs (a gateway route's filter). */
@@ -139,7 +128,6 @@ final class RateLimitExchange {
 		if (!this.pipeline.rulesUpFront() && rules.stream().allMatch((rule) -> rule.count() == CountMode.ALL)) {
 			return true;
 		}
-		this.decidedUpFront = rules;
 		return decide(this.view, this.request, rules, Phase.RULES_DECIDED, response);
 	}
 
@@ -161,10 +149,7 @@ final class RateLimitExchange {
 		if (this.phase == Phase.OPENED) {
 			return decide(view, request, resolver.resolve(view, handler), Phase.DECIDED, response);
 		}
-		List<RateLimitPolicy> policies = resolver.handlerPolicies(view, handler).stream()
-			.filter((policy) -> this.decidedUpFront.stream().noneMatch((rule) -> rule.id().equals(policy.id())))
-			.toList();
-		return decide(view, request, policies, Phase.DECIDED, response);
+		return decide(view, request, notYetDecided(resolver.handlerPolicies(view, handler)), Phase.DECIDED, response);
 	}
 
 	/**
@@ -187,16 +172,20 @@ final class RateLimitExchange {
 		if (view.isBrowsersPreflight()) {
 			return true;
 		}
-		List<RateLimitPolicy> undecided = policies.stream()
-			.filter((policy) -> this.decided.stream().noneMatch((done) -> done.id().equals(policy.id())))
-			.toList();
 		this.mayPark = false;
-		boolean proceeds = decide(view, request, undecided, Phase.DECIDED, response);
+		boolean proceeds = decide(view, request, notYetDecided(policies), Phase.DECIDED, response);
 		if (!proceeds) {
 			// As if decided in one store call with the path rules: what they took goes back.
 			this.checks.giveBackKept();
 		}
 		return proceeds;
+	}
+
+	/** The policies no earlier phase decided: a path rule may name one that the handler or the route names too. */
+	private List<RateLimitPolicy> notYetDecided(List<RateLimitPolicy> policies) {
+		return policies.stream()
+			.filter((policy) -> this.decided.stream().noneMatch((done) -> done.id().equals(policy.id())))
+			.toList();
 	}
 
 	/**
@@ -217,19 +206,19 @@ final class RateLimitExchange {
 		catch (UnreadableRequestException ex) {
 			return !refuse(view, request, ex, policies, response);
 		}
-		return takeTurn(answer(request, decided, response), decided, request, response);
+		return answer(request, decided, response) && takeTurn(decided, request, response);
 	}
 
 	/**
-	 * Answers a decided step: the rejection, or the headers (which wait while a check waits for its count)
-	 * and the turn of the request: now, or after the longest wait of its enforced checks (delay mode).
+	 * Answers a decided step: the rejection, or the headers (which wait while a check waits for its count).
+	 * @return whether the request was allowed
 	 */
-	private Turn answer(HttpServletRequest request, List<Check> step, HttpServletResponse response)
+	private boolean answer(HttpServletRequest request, List<Check> step, HttpServletResponse response)
 			throws IOException {
 		RequestDecision result = this.checks.add(step);
 		if (!result.isAllowed()) {
 			reject(request, result, response);
-			return Turn.REFUSED;
+			return false;
 		}
 		if (this.checks.holdIfCountsLater() && this.held != null) {
 			this.held.hold();
@@ -237,12 +226,7 @@ final class RateLimitExchange {
 		if (!this.checks.countsLater() && !step.isEmpty() && result.isLimited()) {
 			this.pipeline.headers().write(result, new ServletHeaders(response));
 		}
-		long waitNanos = RequestChecks.waitNanos(step);
-		if (waitNanos == 0) {
-			return Turn.NOW;
-		}
-		this.checks.releaseSlotsToWait();
-		return new Turn(true, waitNanos);
+		return true;
 	}
 
 	/**
@@ -272,21 +256,24 @@ final class RateLimitExchange {
 	}
 
 	/**
-	 * Takes the request's turn: now, or once its wait is over ({@link ParkedTurn}: parked without its
-	 * thread when it may go async, then resumed by the filter, {@link #resume}).
+	 * Takes the turn of an allowed request: now, or after the longest wait of its enforced checks (delay mode),
+	 * holding no slot of a concurrency limit meanwhile ({@link ParkedTurn}: parked without its thread when it
+	 * may go async, then resumed by the filter, {@link #resume}).
 	 * @param step the checks that made it wait: a request the container ends before its turn gives it back
 	 * @return whether the request proceeds on this dispatch: not when refused, nor when parked
 	 */
-	private boolean takeTurn(Turn turn, List<Check> step, HttpServletRequest request, HttpServletResponse response)
+	private boolean takeTurn(List<Check> step, HttpServletRequest request, HttpServletResponse response)
 			throws IOException {
-		if (turn.waitNanos() == 0) {
-			return turn.proceeds();
+		long waitNanos = RequestChecks.waitNanos(step);
+		if (waitNanos == 0) {
+			return true;
 		}
-		if (!this.mayPark || !ParkedTurn.mayPark(this.request, this.pipeline.parking().parks())) {
-			ParkedTurn.waitOnThread(this.pipeline, turn.waitNanos());
+		this.checks.releaseSlotsToWait();
+		if (!this.mayPark || !this.pipeline.parking().parks() || !ParkedTurn.mayPark(this.request)) {
+			ParkedTurn.waitOnThread(this.pipeline, waitNanos);
 			return retakeSlots(request, response);
 		}
-		this.parked = ParkedTurn.park(this.request, turn.waitNanos(), step, this.pipeline, new AsyncEnd(this));
+		this.parked = ParkedTurn.park(this.request, waitNanos, step, this.pipeline, new AsyncEnd(this));
 		return false;
 	}
 
@@ -325,7 +312,7 @@ final class RateLimitExchange {
 		}
 		finally {
 			if (!async || !releaseWhenAsyncEnds()) {
-				release();
+				this.checks.release();
 			}
 		}
 	}
@@ -365,13 +352,12 @@ final class RateLimitExchange {
 	 * cost, unless a gateway's backend never answered it (an outage)
 	 */
 	void finish(HttpServletResponse response, boolean failed) throws IOException {
-		HttpServletResponse counted = response(response);
 		if (failed) {
 			boolean outage = this.pipeline.policies().isOutage(this.view, HttpServletResponse.SC_BAD_GATEWAY);
 			complete(outage ? RequestLimiter.OUTAGE : RequestLimiter.NO_RESPONSE);
 		}
 		else {
-			complete(counted.getStatus());
+			complete(response(response).getStatus());
 		}
 		if (this.held != null) {
 			this.held.release();
@@ -386,15 +372,17 @@ final class RateLimitExchange {
 		// A gateway's backend that never answered: neither a failure nor a success.
 		boolean outage = status >= 0 && this.pipeline.policies().isOutage(this.view, status);
 		RequestDecision counted = this.checks.complete(outage ? RequestLimiter.OUTAGE : status);
-		HttpServletResponse response = (this.held != null) ? this.held : null;
-		if (counted != null && response != null && counted.isLimited() && !response.isCommitted()) {
-			this.pipeline.headers().write(counted, new ServletHeaders(response));
+		if (counted != null && this.held != null && counted.isLimited() && !this.held.isCommitted()) {
+			this.pipeline.headers().write(counted, new ServletHeaders(this.held));
 		}
 	}
 
 	/**
 	 * Answers a request whose key, plan or exemption cannot be told: {@code 400}, unless only shadow
-	 * policies apply, which never change a response.
+	 * policies apply, which never change a response. The {@code 400 Bad Request} has {@code Cache-Control:
+	 * no-store} and an RFC 9457 {@code application/problem+json} body, as the {@code 429}'s. Not the
+	 * rejection handler's to write: that one answers requests over a limit, and an application's own handler
+	 * may not expect anything else. The detail names the policy and the reason, never the client's input.
 	 * @param response the response, {@code null} when it was answered already
 	 * @return whether it was refused
 	 */
@@ -406,13 +394,13 @@ final class RateLimitExchange {
 		// As for a 429: our answer, not the application's, so what earlier phases admitted is given back.
 		this.answered = true;
 		this.checks.giveBackPending();
-		UnreadableRequestProblem.write(request, response, ex);
+		byte[] body = Problems.unreadable(request.getRequestURI(), ex);
+		response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
+		response.setHeader("Cache-Control", "no-store");
+		response.setContentType("application/problem+json");
+		response.setContentLength(body.length);
+		response.getOutputStream().write(body);
 		return true;
-	}
-
-	/** Gives back the slots of concurrency limits, the first time only. */
-	private void release() {
-		this.checks.release();
 	}
 
 	/**
@@ -439,6 +427,6 @@ final class RateLimitExchange {
 		if (parked != null && parked.end()) {
 			parked.giveBack();
 		}
-		release();
+		this.checks.release();
 	}
 }

@@ -41,8 +41,9 @@ class RateLimitFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		boolean asyncDispatch = isAsyncDispatch(request);
+		// When no policy applies to any request at all, the filter steps aside.
 		RateLimitExchange exchange = asyncDispatch ? RateLimitExchange.of(request)
-				: this.pipeline.limitsAnything() ? this.pipeline.open(request, response) : null;
+				: this.pipeline.policies().limitsAnything() ? RateLimitExchange.open(this.pipeline, request, response) : null;
 		// An async dispatch either resumes a request parked for its turn, as its first dispatch would have
 		// gone on, or is an async request's later dispatch, seen only to count it when it finishes.
 		ParkedTurn.ResumedRequest resumed = (asyncDispatch && exchange != null) ? exchange.resume(request) : null;

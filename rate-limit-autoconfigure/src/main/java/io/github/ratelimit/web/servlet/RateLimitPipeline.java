@@ -1,7 +1,6 @@
 package io.github.ratelimit.web.servlet;
 
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 
 import io.github.ratelimit.web.RateLimitRejectionHandler;
 import io.github.ratelimit.web.RequestDelay;
@@ -27,11 +26,6 @@ record RateLimitPipeline(RateLimitPolicyResolver policies, RequestLimiter limite
 		RateLimitRejectionHandler rejections, RequestDelay delay, boolean rulesUpFront, ParkingCheck parking,
 		ClientIpResolver clientIps) {
 
-	/** Whether any policy applies to any request at all; when none does, the filter steps aside. */
-	boolean limitsAnything() {
-		return this.policies.limitsAnything();
-	}
-
 	/** The request as the limiter reads it. */
 	ServletRequestView view(HttpServletRequest request) {
 		return new ServletRequestView(request, this.clientIps);
@@ -40,10 +34,5 @@ record RateLimitPipeline(RateLimitPolicyResolver policies, RequestLimiter limite
 	/** The request as the limiter reads it, its parameters as the limiter's filter saw them. */
 	ServletRequestView view(HttpServletRequest request, HttpServletRequest parameters) {
 		return new ServletRequestView(request, parameters, this.clientIps);
-	}
-
-	/** Opens a request's exchange, on its first dispatch. */
-	RateLimitExchange open(HttpServletRequest request, HttpServletResponse response) {
-		return RateLimitExchange.open(this, request, response);
 	}
 }

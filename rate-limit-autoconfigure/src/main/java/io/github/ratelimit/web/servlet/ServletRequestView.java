@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.security.Principal;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
@@ -163,7 +164,7 @@ public final class ServletRequestView extends LimitedRequest {
 
 	@Override
 	protected boolean isFilePart(String name, String origin) {
-		Iterable<Part> parts;
+		Collection<Part> parts;
 		try {
 			parts = this.parameters.getParts();
 		}
@@ -175,12 +176,8 @@ public final class ServletRequestView extends LimitedRequest {
 			throw new UnreadableRequestException(origin, "its parts cannot be read", ex);
 		}
 		String array = name + "[]";
-		for (Part part : parts) {
-			if (part.getSubmittedFileName() != null && (name.equals(part.getName()) || array.equals(part.getName()))) {
-				return true;
-			}
-		}
-		return false;
+		return parts.stream().anyMatch((part) -> part.getSubmittedFileName() != null
+				&& (name.equals(part.getName()) || array.equals(part.getName())));
 	}
 
 	@Override

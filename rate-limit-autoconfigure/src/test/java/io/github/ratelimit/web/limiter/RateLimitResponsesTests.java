@@ -55,7 +55,7 @@ class RateLimitResponsesTests {
 				List.of(Decision.allowed(10, 7, 100), Decision.allowed(5, 2, 100), Decision.allowed(50, 2, 900)));
 		assertThat(result.mostRestrictive()).isSameAs(result.checks().get(2));
 		TestHeaders response = new TestHeaders();
-		new RateLimitHeaders(HeaderStyle.LEGACY).write(result, response);
+		new RateLimitHeaders(List.of(HeaderStyle.LEGACY)).write(result, response);
 		assertThat(response.getHeader("X-RateLimit-Limit")).isEqualTo("50");
 		assertThat(response.getHeader("X-RateLimit-Remaining")).isEqualTo("2");
 		assertThat(response.getHeader("X-RateLimit-Reset")).isEqualTo("1");
@@ -82,7 +82,7 @@ class RateLimitResponsesTests {
 		assertThat(response.getHeader("RateLimit-Policy")).isEqualTo("\"api\";q=1;w=1");
 		assertThat(response.getHeader("RateLimit")).isEqualTo("\"api\";r=1024;t=2");
 		TestHeaders own = new TestHeaders();
-		new RateLimitHeaders(HeaderStyle.LEGACY).write(result(List.of(api),
+		new RateLimitHeaders(List.of(HeaderStyle.LEGACY)).write(result(List.of(api),
 				List.of(Decision.allowed(1, 0, 1_000_000_000L))), own);
 		assertThat(own.getHeader("X-RateLimit-Limit")).isEqualTo("1");
 		assertThat(own.getHeader("X-RateLimit-Remaining")).isEqualTo("0");

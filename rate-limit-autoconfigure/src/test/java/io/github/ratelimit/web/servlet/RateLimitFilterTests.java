@@ -283,7 +283,7 @@ class RateLimitFilterTests {
 
 	private RateLimitPipeline pipeline(HeaderStyle style, RateLimitRejectionHandler rejectionHandler,
 			RateLimitPolicy policy) {
-		return pipeline(new RateLimitHeaders(style), rejectionHandler, policy);
+		return pipeline(new RateLimitHeaders(List.of(style)), rejectionHandler, policy);
 	}
 
 	private RateLimitPipeline pipeline(RateLimitHeaders headers, RateLimitRejectionHandler rejectionHandler,

@@ -67,8 +67,12 @@ record LuaScripts(Map<Algorithm, LuaScript> byAlgorithm, LuaScript combined, Lua
 	 */
 	LuaScript forAcquisitions(List<Acquisition> acquisitions) {
 		Algorithm algorithm = acquisitions.get(0).limit().algorithm();
-		boolean one = acquisitions.stream().allMatch((acquisition) -> acquisition.limit().algorithm() == algorithm);
-		return one ? this.byAlgorithm.get(algorithm) : this.combined;
+		for (int i = 1; i < acquisitions.size(); i++) {
+			if (acquisitions.get(i).limit().algorithm() != algorithm) {
+				return this.combined;
+			}
+		}
+		return this.byAlgorithm.get(algorithm);
 	}
 
 	List<LuaScript> all() {

@@ -1,7 +1,6 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -101,7 +100,12 @@ final class RedisNodes {
 	/** Says whether one script call may hold all the keys: Redis is not a cluster, or they share a slot. */
 	boolean oneLane(byte[][] keys) {
 		int first = lane(keys[0]);
-		return Arrays.stream(keys).allMatch((key) -> lane(key) == first);
+		for (byte[] key : keys) {
+			if (lane(key) != first) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**

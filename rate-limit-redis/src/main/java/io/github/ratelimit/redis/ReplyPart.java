@@ -29,7 +29,10 @@ record ReplyPart(long[] values, int from, int to, long serverTime) {
 		if (size == 0) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
 		}
-		long[] values = reply.stream().mapToLong(Long::longValue).toArray();
+		long[] values = new long[size];
+		for (int i = 0; i < size; i++) {
+			values[i] = reply.get(i);
+		}
 		return new ReplyPart(values, 0, size - 1, values[size - 1]);
 	}
 

@@ -123,8 +123,13 @@ interface ScriptRunner extends AutoCloseable {
 
 	@SuppressWarnings("unchecked")
 	static List<Long> integers(Object reply) {
-		if (!(reply instanceof List<?> list) || !list.stream().allMatch(Long.class::isInstance)) {
+		if (!(reply instanceof List<?> list)) {
 			throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+		}
+		for (Object value : list) {
+			if (!(value instanceof Long)) {
+				throw new IllegalStateException("Unexpected reply from a rate limit script: " + reply);
+			}
 		}
 		return (List<Long>) list;
 	}

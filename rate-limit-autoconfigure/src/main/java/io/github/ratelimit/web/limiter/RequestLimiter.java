@@ -131,8 +131,12 @@ public final class RequestLimiter {
 
 	private CompletionStage<List<Check>> decide(LimitedRequest request, List<RateLimitPolicy> applicable,
 			boolean async) {
-		if (applicable.stream().anyMatch(RateLimitPolicy::readsParameters)) {
-			request.unreadableParameters();
+		// Loops, not streams, on the way of every request.
+		for (int i = 0; i < applicable.size(); i++) {
+			if (applicable.get(i).readsParameters()) {
+				request.unreadableParameters();
+				break;
+			}
 		}
 		List<RateLimitPolicy> enforced = new ArrayList<>(applicable.size());
 		List<RateLimitPolicy> shadow = new ArrayList<>(0);
@@ -148,8 +152,8 @@ public final class RequestLimiter {
 			}
 		}
 		// Every key on this thread (the request's, with its security context), before the store's step.
-		List<Acquisition> taken = enforced.stream().map((policy) -> policy.acquisition(request)).toList();
-		List<Acquisition> observedTaken = shadow.stream().map((policy) -> policy.acquisition(request)).toList();
+		List<Acquisition> taken = acquisitions(request, enforced);
+		List<Acquisition> observedTaken = acquisitions(request, shadow);
 		return admit(enforced, taken, false, async).thenCompose((checks) -> {
 			if (checks == null || shadow.isEmpty() || !checks.stream().allMatch((check) -> check.decision().isAllowed())) {
 				return CompletableFuture.completedFuture(checks);
@@ -207,6 +211,14 @@ public final class RequestLimiter {
 			}
 			return checks(policies, acquisitions, receipts, shadow);
 		});
+	}
+
+	private static List<Acquisition> acquisitions(LimitedRequest request, List<RateLimitPolicy> policies) {
+		List<Acquisition> acquisitions = new ArrayList<>(policies.size());
+		for (int i = 0; i < policies.size(); i++) {
+			acquisitions.add(policies.get(i).acquisition(request));
+		}
+		return acquisitions;
 	}
 
 	private List<Check> checks(List<RateLimitPolicy> policies, List<Acquisition> acquisitions, List<Receipt> receipts,

@@ -1,22 +1,14 @@
 package io.github.ratelimit.web.servlet;
 
 import java.io.IOException;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
 
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRegistration;
-import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * Opens a {@link RateLimitExchange} for each request, starts it before the rest of the chain (path rules
@@ -28,7 +20,7 @@ class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitPipeline pipeline;
 
-	private volatile @Nullable Set<String> otherServlets;
+	private final SpringMvcServlets springMvc = new SpringMvcServlets();
 
 	/** {@link OncePerRequestFilter}'s marker attribute, named once the filter is initialised, not per request. */
 	private volatile @Nullable String alreadyFilteredAttributeName;
@@ -53,7 +45,7 @@ class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		HttpServletResponse next = exchange.response(response);
-		if (!asyncDispatch && !exchange.start(reachesSpringMvc(request), next)) {
+		if (!asyncDispatch && !exchange.start(this.springMvc.reach(request), next)) {
 			return;
 		}
 		boolean failed = true;
@@ -94,40 +86,5 @@ class RateLimitFilter extends OncePerRequestFilter {
 	protected boolean shouldNotFilterAsyncDispatch() {
 		// The last async dispatch of a request counted later finishes its count here.
 		return false;
-	}
-
-	/**
-	 * Whether the request goes to a Spring MVC {@link DispatcherServlet}, where the interceptor decides it.
-	 * Only a request mapped to a servlet known to be another one is decided up front, on path rules alone.
-	 */
-	private boolean reachesSpringMvc(HttpServletRequest request) {
-		Set<String> others = this.otherServlets;
-		if (others == null) {
-			others = otherServlets(request.getServletContext());
-			this.otherServlets = others;
-		}
-		HttpServletMapping mapping = others.isEmpty() ? null : request.getHttpServletMapping();
-		return mapping == null || !others.contains(mapping.getServletName());
-	}
-
-	private static Set<String> otherServlets(@Nullable ServletContext context) {
-		Set<String> others = new HashSet<>();
-		try {
-			if (context != null) {
-				ClassLoader classLoader = context.getClassLoader();
-				for (Map.Entry<String, ? extends ServletRegistration> entry : context.getServletRegistrations().entrySet()) {
-					String className = entry.getValue().getClassName();
-					if (className == null || !ClassUtils.isPresent(className, classLoader)
-							|| !DispatcherServlet.class.isAssignableFrom(ClassUtils.resolveClassName(className, classLoader))) {
-						others.add(entry.getKey());
-					}
-				}
-			}
-		}
-		catch (RuntimeException ex) {
-			// A container that does not list its servlets: every request goes to Spring MVC.
-			return Set.of();
-		}
-		return Set.copyOf(others);
 	}
 }
